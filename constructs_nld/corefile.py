@@ -1,0 +1,219 @@
+"""The Corefile as data: a model of server blocks, its lint, and its text.
+
+Pure code (no cdk8s): the ConfigMap construct renders a :class:`Corefile`, the tests and
+the data-plane suite read the same model. The lint encodes what node-cache 1.26.8 and
+CoreDNS accept, so a Corefile that would crashloop the pods fails at synth time instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from constructs_nld import placeholders
+from constructs_nld.props import CacheSettings, Ports
+
+__all__ = ["Corefile", "Directive", "ServerBlock", "node_local_dns_corefile"]
+
+_PILLAR = re.compile(r"__PILLAR__[A-Z0-9_]*?__(?![A-Z0-9_])")
+_HEALTH_ADDRESS = re.compile(r"^\[(?P<host>[^\]]+)\]:(?P<port>\d+)$")
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One plugin line, with its arguments and an optional nested block."""
+
+    name: str
+    """Plugin or option name, e.g. ``forward`` or ``force_tcp``."""
+
+    args: tuple[str, ...] = ()
+    """Arguments on the same line. Default: - none."""
+
+    block: tuple[Directive, ...] = ()
+    """Lines inside ``{ }`` after the arguments. Default: - no block."""
+
+    def render(self, indent: str) -> list[str]:
+        """The directive's lines, indented by ``indent``."""
+        head = " ".join((self.name, *self.args))
+        if not self.block:
+            return [f"{indent}{head}"]
+        inner = [line for child in self.block for line in child.render(indent + "    ")]
+        return [f"{indent}{head} {{", *inner, f"{indent}}}"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerBlock:
+    """A CoreDNS server block: a zone, a port and its plugins."""
+
+    zone: str
+    """Zone served, e.g. ``cluster.local`` or ``.``."""
+
+    port: int
+    """Port of the server; node-cache's NOTRACK rules assume 53."""
+
+    directives: tuple[Directive, ...]
+    """Plugins, in the order written."""
+
+    @property
+    def key(self) -> str:
+        """``zone:port``, the block's header."""
+        return f"{self.zone}:{self.port}"
+
+    def find(self, name: str) -> tuple[Directive, ...]:
+        """The top-level directives called ``name``."""
+        return tuple(d for d in self.directives if d.name == name)
+
+
+def _arguments(directive: Directive) -> list[str]:
+    return [*directive.args, *(arg for child in directive.block for arg in _arguments(child))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Corefile:
+    """A linted Corefile: construction fails with a ``blocks:`` error if node-cache would reject it."""
+
+    cluster_domain: str
+    """The cluster domain; its block is the only one allowed a ``health`` listener."""
+
+    blocks: tuple[ServerBlock, ...]
+    """Server blocks, in the order written."""
+
+    def __post_init__(self) -> None:
+        """Lint the model."""
+        if not self.blocks:
+            raise ValueError("blocks: a Corefile needs at least one server block, got none")
+        keys = [block.key for block in self.blocks]
+        for key in keys:
+            if keys.count(key) > 1:
+                raise ValueError(f"blocks: server block {key!r} is declared twice")
+        self._lint_health()
+        for block in self.blocks:
+            self._lint_bind(block)
+            self._lint_placeholders(block)
+
+    def _lint_health(self) -> None:
+        seen: list[str] = []
+        for block in self.blocks:
+            for health in block.find("health"):
+                where = block.key
+                if block.zone != self.cluster_domain:
+                    raise ValueError(
+                        f"blocks: health {' '.join(health.args)} is declared in {where!r}; it "
+                        f"belongs only in the cluster-domain block {self.cluster_domain!r} "
+                        "(the health listener is a singleton: a second one fails with "
+                        "'address already in use')"
+                    )
+                if seen:
+                    raise ValueError(
+                        f"blocks: health is declared twice (in {seen[0]!r} and {where!r}); "
+                        "declare it once, in the cluster-domain block"
+                    )
+                seen.append(where)
+                if len(health.args) != 1 or not _HEALTH_ADDRESS.match(health.args[0]):
+                    raise ValueError(
+                        f"blocks: health in {where!r} must be '[IPv6]:port' with brackets, "
+                        f"got {' '.join(health.args)!r}"
+                    )
+
+    @staticmethod
+    def _lint_bind(block: ServerBlock) -> None:
+        for bind in block.find("bind"):
+            for arg in bind.args:
+                if arg.startswith("["):
+                    raise ValueError(
+                        f"blocks: bind in {block.key!r} takes bare addresses without "
+                        f"brackets, got {arg!r}"
+                    )
+                if arg.startswith("__") and arg.endswith("__"):
+                    continue
+                try:
+                    ipaddress.ip_address(arg)
+                except ValueError:
+                    raise ValueError(
+                        f"blocks: bind in {block.key!r} takes IP addresses, got {arg!r}"
+                    ) from None
+
+    @staticmethod
+    def _lint_placeholders(block: ServerBlock) -> None:
+        for directive in block.directives:
+            for arg in _arguments(directive):
+                for token in _PILLAR.findall(arg):
+                    if token not in placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS:
+                        known = ", ".join(sorted(placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS))
+                        raise ValueError(
+                            f"blocks: unknown placeholder {token} in {block.key!r} "
+                            f"({directive.name}); node-cache 1.26.8 fills only {known}"
+                        )
+
+    def block(self, zone: str) -> ServerBlock:
+        """The block serving ``zone``."""
+        for block in self.blocks:
+            if block.zone == zone:
+                return block
+        raise KeyError(zone)
+
+    def render(self) -> str:
+        """The Corefile text, as node-cache reads it from ``Corefile.base``."""
+        chunks = []
+        for block in self.blocks:
+            lines = [f"{block.key} {{"]
+            lines += [line for d in block.directives for line in d.render("    ")]
+            lines.append("}")
+            chunks.append("\n".join(lines))
+        return "\n".join(chunks) + "\n"
+
+
+def node_local_dns_corefile(
+    *,
+    cluster_domain: str,
+    bind_addresses: tuple[str, ...],
+    health_address: str,
+    ports: Ports,
+    cache: CacheSettings,
+) -> Corefile:
+    """The NodeLocal DNSCache Corefile: four blocks, in the upstream reference's order.
+
+    ``cluster.local``, ``in-addr.arpa`` and ``ip6.arpa`` forward over TCP to the
+    kube-dns-upstream ClusterIP (a persistent connection per node cuts conntrack churn);
+    ``.`` forwards to the node's resolvers. Only the cluster-domain block carries the
+    health listener.
+    """
+    bind = Directive("bind", bind_addresses)
+    prometheus = Directive("prometheus", (f":{ports.metrics}",))
+    to_cluster = Directive("forward", (".", placeholders.CLUSTER_DNS), (Directive("force_tcp"),))
+    short_cache = Directive("cache", (str(cache.other_zones_ttl),))
+
+    def block(zone: str, cache_directive: Directive, forward: Directive, *extra: Directive) -> ServerBlock:
+        return ServerBlock(
+            zone=zone,
+            port=ports.dns,
+            directives=(
+                Directive("errors"),
+                cache_directive,
+                Directive("reload"),
+                Directive("loop"),
+                bind,
+                forward,
+                prometheus,
+                *extra,
+            ),
+        )
+
+    cluster_cache = Directive(
+        "cache",
+        block=(
+            Directive("success", (str(cache.success_capacity), str(cache.success_ttl))),
+            Directive("denial", (str(cache.denial_capacity), str(cache.denial_ttl))),
+        ),
+    )
+    health = Directive("health", (f"[{health_address}]:{ports.health}",))
+    return Corefile(
+        cluster_domain=cluster_domain,
+        blocks=(
+            block(cluster_domain, cluster_cache, to_cluster, health),
+            block("in-addr.arpa", short_cache, to_cluster),
+            block("ip6.arpa", short_cache, to_cluster),
+            block(".", short_cache, Directive("forward", (".", placeholders.UPSTREAM_SERVERS))),
+        ),
+    )

@@ -1,0 +1,147 @@
+"""Every default value of the component, in one place.
+
+Each value comes from ``shared/spec/nodelocaldns-spec.md`` or ``shared/spec/DECISIONS.md``
+(the node-cache 1.26.8 source and the upstream reference manifest). Props dataclasses
+reference these names; no other module retypes a spec value.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "ALERTS_NAMESPACE",
+    "BINARY_METRICS_PORT",
+    "BINARY_METRICS_PORT_NAME",
+    "CLUSTER_DOMAIN",
+    "CLUSTER_DOMAIN_CACHE_DENIAL",
+    "CLUSTER_DOMAIN_CACHE_SUCCESS",
+    "CONFIG_MAP_NAME",
+    "CONTAINER_NAME",
+    "COREFILE_BASE_MOUNT",
+    "COREFILE_KEY",
+    "CPU_REQUEST",
+    "DAEMON_SET_NAME",
+    "DEGRADED_ALERT_FOR",
+    "DEGRADED_ALERT_SEVERITY",
+    "DNS_PORT",
+    "DNS_TCP_PORT_NAME",
+    "DNS_UDP_PORT_NAME",
+    "HEALTH_PORT",
+    "IMAGE",
+    "IMAGE_PULL_POLICY",
+    "KUBE_DNS_CONFIG_MAP_NAME",
+    "KUBE_DNS_CONFIG_MOUNT",
+    "KUBE_DNS_SELECTOR",
+    "KUBE_DNS_SERVICE_NAME",
+    "LIVENESS_FAILURE_THRESHOLD",
+    "LIVENESS_INITIAL_DELAY_SECONDS",
+    "LIVENESS_PERIOD_SECONDS",
+    "LIVENESS_TIMEOUT_SECONDS",
+    "LOCAL_IP",
+    "MANAGED_BY_LABEL",
+    "MAX_UNAVAILABLE",
+    "MEMORY_REQUEST",
+    "METRICS_PORT",
+    "METRICS_PORT_NAME",
+    "METRICS_SERVICE_NAME",
+    "MONITORING_LABELS",
+    "NAMESPACE",
+    "NODE_CACHE_APP_LABEL",
+    "OTHER_ZONES_CACHE_TTL",
+    "PID_FILE",
+    "POD_MONITOR_NAME",
+    "PRIORITY_CLASS_NAME",
+    "PROMETHEUS_RULE_NAME",
+    "RESTARTING_ALERT_FOR",
+    "RESTARTING_ALERT_SEVERITY",
+    "RENDERED_COREFILE",
+    "SCRAPE_INTERVAL",
+    "SERVICE_ACCOUNT_NAME",
+    "SETUP_ERRORS_ALERT_FOR",
+    "SETUP_ERRORS_ALERT_SEVERITY",
+    "TARGET_DOWN_ALERT_FOR",
+    "TARGET_DOWN_ALERT_SEVERITY",
+    "TERMINATION_GRACE_PERIOD_SECONDS",
+    "TOLERATIONS",
+    "UPSTREAM_SERVICE_NAME",
+    "XTABLES_LOCK_PATH",
+]
+
+# --- where things live ------------------------------------------------------------------
+NAMESPACE: Final = "kube-system"
+ALERTS_NAMESPACE: Final = "monitoring"
+
+# --- object names (public API: deploy and verify look them up by these names) ------------
+DAEMON_SET_NAME: Final = "node-local-dns"
+CONFIG_MAP_NAME: Final = "node-local-dns"
+SERVICE_ACCOUNT_NAME: Final = "node-local-dns"
+UPSTREAM_SERVICE_NAME: Final = "kube-dns-upstream"
+METRICS_SERVICE_NAME: Final = "node-local-dns-metrics"
+KUBE_DNS_SERVICE_NAME: Final = "kube-dns"
+KUBE_DNS_CONFIG_MAP_NAME: Final = "kube-dns"
+POD_MONITOR_NAME: Final = "nodelocaldns"
+PROMETHEUS_RULE_NAME: Final = "nodelocaldns-alerts"
+CONTAINER_NAME: Final = "node-cache"
+
+# --- labels -------------------------------------------------------------------------------
+NODE_CACHE_APP_LABEL: Final = {"k8s-app": "node-local-dns"}
+KUBE_DNS_SELECTOR: Final = {"k8s-app": "kube-dns"}
+MANAGED_BY_LABEL: Final = {"app.kubernetes.io/managed-by": "osdc-base"}
+MONITORING_LABELS: Final = {"app.kubernetes.io/part-of": "osdc-monitoring"}
+
+# --- addresses and ports ------------------------------------------------------------------
+LOCAL_IP: Final = "fd00::10"
+CLUSTER_DOMAIN: Final = "cluster.local"
+DNS_PORT: Final = 53
+HEALTH_PORT: Final = 8080
+METRICS_PORT: Final = 9253
+BINARY_METRICS_PORT: Final = 9353
+DNS_UDP_PORT_NAME: Final = "dns"
+DNS_TCP_PORT_NAME: Final = "dns-tcp"
+METRICS_PORT_NAME: Final = "metrics"
+BINARY_METRICS_PORT_NAME: Final = "metrics-binary"
+
+# --- workload -------------------------------------------------------------------------------
+IMAGE: Final = "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"
+IMAGE_PULL_POLICY: Final = "IfNotPresent"
+PRIORITY_CLASS_NAME: Final = "system-node-critical"
+CPU_REQUEST: Final = "25m"
+MEMORY_REQUEST: Final = "100Mi"
+TERMINATION_GRACE_PERIOD_SECONDS: Final = 30
+MAX_UNAVAILABLE: Final = "1%"
+LIVENESS_INITIAL_DELAY_SECONDS: Final = 60
+LIVENESS_PERIOD_SECONDS: Final = 15
+LIVENESS_TIMEOUT_SECONDS: Final = 5
+LIVENESS_FAILURE_THRESHOLD: Final = 5
+PID_FILE: Final = "/tmp/node-cache.pid"
+RENDERED_COREFILE: Final = "/etc/Corefile"
+COREFILE_BASE_MOUNT: Final = "/etc/coredns"
+COREFILE_KEY: Final = "Corefile"
+KUBE_DNS_CONFIG_MOUNT: Final = "/etc/kube-dns"
+XTABLES_LOCK_PATH: Final = "/run/xtables.lock"
+TOLERATIONS: Final = (
+    ("CriticalAddonsOnly", "Equal", "true", "NoSchedule"),
+    ("nvidia.com/gpu", "Exists", None, "NoSchedule"),
+    ("node-fleet", "Exists", None, "NoSchedule"),
+    ("instance-type", "Exists", None, "NoSchedule"),
+)
+"""(key, operator, value, effect) per toleration, in the spec's order."""
+
+# --- Corefile cache -------------------------------------------------------------------------
+CLUSTER_DOMAIN_CACHE_SUCCESS: Final = (9984, 30)
+"""(capacity, max TTL seconds) of positive answers in the cluster-domain block."""
+CLUSTER_DOMAIN_CACHE_DENIAL: Final = (9984, 5)
+"""(capacity, max TTL seconds) of negative answers in the cluster-domain block."""
+OTHER_ZONES_CACHE_TTL: Final = 30
+
+# --- monitoring -----------------------------------------------------------------------------
+SCRAPE_INTERVAL: Final = "60s"
+SETUP_ERRORS_ALERT_FOR: Final = "5m"
+SETUP_ERRORS_ALERT_SEVERITY: Final = "critical"
+RESTARTING_ALERT_FOR: Final = "10m"
+RESTARTING_ALERT_SEVERITY: Final = "warning"
+DEGRADED_ALERT_FOR: Final = "15m"
+DEGRADED_ALERT_SEVERITY: Final = "warning"
+TARGET_DOWN_ALERT_FOR: Final = "10m"
+TARGET_DOWN_ALERT_SEVERITY: Final = "warning"

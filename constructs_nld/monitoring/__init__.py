@@ -1,0 +1,8 @@
+"""Monitoring, applied last and only where the prometheus-operator CRDs exist."""
+
+from __future__ import annotations
+
+from constructs_nld.monitoring.pod_monitor import PodMonitor, PodMonitorProps
+from constructs_nld.monitoring.prometheus_rule import AlertRules, AlertRulesProps
+
+__all__ = ["AlertRules", "AlertRulesProps", "PodMonitor", "PodMonitorProps"]

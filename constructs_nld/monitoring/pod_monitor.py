@@ -1,0 +1,116 @@
+"""The ``nodelocaldns`` PodMonitor: scrapes both metrics ports of every node-cache pod.
+
+Two endpoints, because node-cache's own ``coredns_nodecache_setup_errors_total`` (which
+the critical alert needs) is served only on 9353, apart from the CoreDNS plugin metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import cdk8s
+from constructs import Construct
+from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
+    PodMonitor as PodMonitorObject,
+)
+from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
+    PodMonitorSpec,
+    PodMonitorSpecNamespaceSelector,
+    PodMonitorSpecPodMetricsEndpoints,
+    PodMonitorSpecPodMetricsEndpointsMetricRelabelings,
+    PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction,
+    PodMonitorSpecPodMetricsEndpointsRelabelings,
+    PodMonitorSpecPodMetricsEndpointsRelabelingsAction,
+    PodMonitorSpecSelector,
+)
+
+from constructs_nld import defaults
+from constructs_nld.props import ObjectProps, check_dns_name, check_selector
+from constructs_nld.rules import check_duration
+
+__all__ = ["PodMonitor", "PodMonitorProps"]
+
+_DROP_ON_BOTH = ("go_.*", "process_.*")
+_DROP_ON_PLUGIN = ("coredns_.*_request_duration_seconds_bucket",)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PodMonitorProps(ObjectProps):
+    """Props of :class:`PodMonitor`."""
+
+    name: str = defaults.POD_MONITOR_NAME
+    """PodMonitor name; its targets get ``job="<namespace>/<name>"``. Default: nodelocaldns."""
+
+    namespace: str = defaults.ALERTS_NAMESPACE
+    """Namespace watched by Prometheus. Default: monitoring."""
+
+    labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
+    """Labels. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""
+
+    target_namespace: str = defaults.NAMESPACE
+    """Namespace of the node-cache pods. Default: kube-system."""
+
+    selector: Mapping[str, str] = field(default_factory=lambda: dict(defaults.NODE_CACHE_APP_LABEL))
+    """The node-cache pods. Default: ``k8s-app: node-local-dns``."""
+
+    interval: str = defaults.SCRAPE_INTERVAL
+    """Scrape interval of both endpoints. Default: 60s."""
+
+    def __post_init__(self) -> None:
+        """Validate the identity, the target and the interval."""
+        super().__post_init__()
+        check_dns_name("target_namespace", self.target_namespace)
+        check_selector("selector", self.selector, "the node-cache pods")
+        check_duration("interval", self.interval)
+
+    @property
+    def job(self) -> str:
+        """The ``job`` label prometheus-operator gives this PodMonitor's targets."""
+        return f"{self.namespace}/{self.name}"
+
+
+def _endpoint(port: str, interval: str, dropped: tuple[str, ...]) -> PodMonitorSpecPodMetricsEndpoints:
+    return PodMonitorSpecPodMetricsEndpoints(
+        port=port,
+        interval=interval,
+        # Alerts name the node: no scraped series carries it unless relabeled from the pod.
+        relabelings=[
+            PodMonitorSpecPodMetricsEndpointsRelabelings(
+                action=PodMonitorSpecPodMetricsEndpointsRelabelingsAction.REPLACE,
+                source_labels=["__meta_kubernetes_pod_node_name"],
+                target_label="node",
+            )
+        ],
+        metric_relabelings=[
+            PodMonitorSpecPodMetricsEndpointsMetricRelabelings(
+                action=PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction.DROP,
+                source_labels=["__name__"],
+                regex=regex,
+            )
+            for regex in dropped
+        ],
+    )
+
+
+class PodMonitor(Construct):
+    """The PodMonitor with endpoints ``metrics`` (9253) and ``metrics-binary`` (9353)."""
+
+    def __init__(self, scope: Construct, id: str, props: PodMonitorProps | None = None) -> None:
+        """Define the PodMonitor in ``scope``."""
+        super().__init__(scope, id)
+        self.props = props or PodMonitorProps()
+        p = self.props
+        self.api_object = PodMonitorObject(
+            self,
+            "Resource",
+            metadata=cdk8s.ApiObjectMetadata(name=p.name, namespace=p.namespace, labels=dict(p.labels)),
+            spec=PodMonitorSpec(
+                selector=PodMonitorSpecSelector(match_labels=dict(p.selector)),
+                namespace_selector=PodMonitorSpecNamespaceSelector(match_names=[p.target_namespace]),
+                pod_metrics_endpoints=[
+                    _endpoint(defaults.METRICS_PORT_NAME, p.interval, _DROP_ON_BOTH + _DROP_ON_PLUGIN),
+                    _endpoint(defaults.BINARY_METRICS_PORT_NAME, p.interval, _DROP_ON_BOTH),
+                ],
+            ),
+        )

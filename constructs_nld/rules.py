@@ -1,0 +1,210 @@
+"""The alert rules as data: small dataclasses, their lint, and the Prometheus rule-group form.
+
+Pure code (no cdk8s): the PrometheusRule construct renders a :class:`RuleGroup`, and the
+promtool tests read the same rendered group back from the synthesized object.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from constructs_nld import defaults
+
+__all__ = [
+    "AlertRule",
+    "AlertSettings",
+    "NodeLocalDNSAlerts",
+    "RuleGroup",
+    "check_duration",
+    "node_local_dns_rules",
+]
+
+_DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`')
+_WRONG_PREFIX = re.compile(r"(?<![A-Za-z0-9_:])nodelocaldns_[A-Za-z0-9_:]*")
+_ALERT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_duration(prop: str, value: str) -> None:
+    """Raise unless ``value`` is a non-empty Prometheus duration such as ``5m`` or ``1h30m``."""
+    if not isinstance(value, str) or not value or not _DURATION.match(value):
+        raise ValueError(f"{prop}: must be a Prometheus duration such as '5m', got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertSettings:
+    """How long an alert's condition must hold, and how loud it is."""
+
+    for_: str
+    """Pending period before the alert fires (Prometheus ``for``)."""
+
+    severity: str
+    """Value of the ``severity`` label routing the alert."""
+
+    def __post_init__(self) -> None:
+        """``for_`` is a duration; ``severity`` is set."""
+        check_duration("for_", self.for_)
+        if not self.severity:
+            raise ValueError(f"severity: must be a non-empty label value, got {self.severity!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertRule:
+    """One Prometheus alerting rule."""
+
+    alert: str
+    """Alert name, e.g. ``NodeLocalDNSSetupErrors``."""
+
+    expr: str
+    """PromQL condition."""
+
+    settings: AlertSettings
+    """``for`` and severity."""
+
+    summary: str
+    """One-line annotation."""
+
+    description: str
+    """Annotation with the diagnosis; may use ``$labels`` that the series really carry."""
+
+    def __post_init__(self) -> None:
+        """Reject names Prometheus refuses and metric names that do not exist."""
+        if not _ALERT_NAME.match(self.alert):
+            raise ValueError(f"alert: must be a metric-style name, got {self.alert!r}")
+        unquoted = _QUOTED.sub('""', self.expr)
+        wrong = _WRONG_PREFIX.search(unquoted)
+        if wrong:
+            raise ValueError(
+                f"expr: metric {wrong.group(0)!r} in alert {self.alert!r} does not exist; "
+                "node-cache's own metrics are prefixed 'coredns_nodecache_' "
+                "(e.g. coredns_nodecache_setup_errors_total); a query on nodelocaldns_* "
+                "silently returns nothing"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleGroup:
+    """A named group of rules, evaluated together."""
+
+    name: str
+    """Group name, unique within the PrometheusRule."""
+
+    rules: tuple[AlertRule, ...]
+    """The rules, in order."""
+
+    def __post_init__(self) -> None:
+        """Alert names are unique within the group."""
+        names = [rule.alert for rule in self.rules]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"rules: alert {name!r} is declared twice in group {self.name!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeLocalDNSAlerts:
+    """Tuning of the four NodeLocal DNSCache alerts."""
+
+    setup_errors: AlertSettings = field(
+        default_factory=lambda: AlertSettings(
+            for_=defaults.SETUP_ERRORS_ALERT_FOR, severity=defaults.SETUP_ERRORS_ALERT_SEVERITY
+        )
+    )
+    """NodeLocalDNSSetupErrors: iptables/interface setup failed. Default: 5m, critical."""
+
+    pod_restarting: AlertSettings = field(
+        default_factory=lambda: AlertSettings(
+            for_=defaults.RESTARTING_ALERT_FOR, severity=defaults.RESTARTING_ALERT_SEVERITY
+        )
+    )
+    """NodeLocalDNSPodRestarting: node-cache containers restart. Default: 10m, warning."""
+
+    daemonset_degraded: AlertSettings = field(
+        default_factory=lambda: AlertSettings(
+            for_=defaults.DEGRADED_ALERT_FOR, severity=defaults.DEGRADED_ALERT_SEVERITY
+        )
+    )
+    """NodeLocalDNSDaemonSetDegraded: pods unavailable. Default: 15m, warning."""
+
+    target_down: AlertSettings = field(
+        default_factory=lambda: AlertSettings(
+            for_=defaults.TARGET_DOWN_ALERT_FOR, severity=defaults.TARGET_DOWN_ALERT_SEVERITY
+        )
+    )
+    """NodeLocalDNSMetricsDown: a scrape target is down or all are gone. Default: 10m, warning.
+
+    Not in the spec's three; added because without it, losing the targets would also
+    silence NodeLocalDNSSetupErrors (DECISIONS.md: "nothing alerts when the metrics
+    target disappears").
+    """
+
+
+def node_local_dns_rules(
+    *,
+    alerts: NodeLocalDNSAlerts,
+    namespace: str,
+    daemon_set: str,
+    container: str,
+    scrape_job: str,
+) -> RuleGroup:
+    """The NodeLocal DNSCache alert group.
+
+    ``scrape_job`` is the ``job`` label prometheus-operator gives the PodMonitor's
+    targets (``<namespace>/<name>``). Annotations use only labels the series carry: the
+    PodMonitor relabels ``node`` from the pod's node name onto every scraped series.
+    """
+    up = f'up{{job="{scrape_job}"}}'
+    return RuleGroup(
+        name="nodelocaldns",
+        rules=(
+            AlertRule(
+                alert="NodeLocalDNSSetupErrors",
+                expr="increase(coredns_nodecache_setup_errors_total[5m]) > 0",
+                settings=alerts.setup_errors,
+                summary="node-cache failed to set up iptables rules or its interface",
+                description=(
+                    "node-cache on node {{ $labels.node }} (pod {{ $labels.pod }}) reports "
+                    "{{ $labels.errortype }} setup errors. Check its logs: kubectl logs -n "
+                    f"{namespace} {{{{ $labels.pod }}}}."
+                ),
+            ),
+            AlertRule(
+                alert="NodeLocalDNSPodRestarting",
+                expr=(
+                    "rate(kube_pod_container_status_restarts_total"
+                    f'{{namespace="{namespace}", container="{container}"}}[15m]) > 0'
+                ),
+                settings=alerts.pod_restarting,
+                summary="node-cache containers are restarting",
+                description=(
+                    "{{ $labels.pod }} restarted in the last 15 minutes: iptables or "
+                    "binary trouble, or a Corefile that does not load."
+                ),
+            ),
+            AlertRule(
+                alert="NodeLocalDNSDaemonSetDegraded",
+                expr=(
+                    "kube_daemonset_status_number_unavailable"
+                    f'{{namespace="{namespace}", daemonset="{daemon_set}"}} > 0'
+                ),
+                settings=alerts.daemonset_degraded,
+                summary=f"{daemon_set} pods are unavailable",
+                description=(
+                    f"{{{{ $value }}}} {daemon_set} pods have been unavailable for "
+                    f"{alerts.daemonset_degraded.for_}: "
+                    "look for image pulls, scheduling or crashloops. Those nodes fall "
+                    "through to cluster CoreDNS."
+                ),
+            ),
+            AlertRule(
+                alert="NodeLocalDNSMetricsDown",
+                expr=f"{up} == 0 or absent({up})",
+                settings=alerts.target_down,
+                summary="node-cache metrics are not being scraped",
+                description=(
+                    f"A {scrape_job} target is down (node {{{{ $labels.node }}}}) or none is "
+                    "left; NodeLocalDNSSetupErrors cannot fire without these metrics."
+                ),
+            ),
+        ),
+    )

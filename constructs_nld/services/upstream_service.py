@@ -1,0 +1,79 @@
+"""The ``kube-dns-upstream`` Service: a second ClusterIP in front of cluster CoreDNS.
+
+node-cache intercepts traffic to the kube-dns ClusterIP, so it cannot forward cache
+misses there without looping back into itself. It forwards to this Service instead,
+whose address kubelet hands it as ``KUBE_DNS_UPSTREAM_SERVICE_HOST`` (``-upstreamsvc``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cdk8s_plus_28 import k8s
+from constructs import Construct
+
+from constructs_nld import defaults
+from constructs_nld.props import ObjectProps, check_selector
+
+__all__ = ["UpstreamService", "UpstreamServiceProps"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpstreamServiceProps(ObjectProps):
+    """Props of :class:`UpstreamService`."""
+
+    name: str = defaults.UPSTREAM_SERVICE_NAME
+    """Service name; node-cache's ``-upstreamsvc`` must name it. Default: kube-dns-upstream."""
+
+    namespace: str = defaults.NAMESPACE
+    """The node-cache pods' namespace: kubelet injects same-namespace Services only. Default: kube-system."""
+
+    labels: Mapping[str, str] = field(
+        default_factory=lambda: {**defaults.KUBE_DNS_SELECTOR, **defaults.MANAGED_BY_LABEL}
+    )
+    """Labels of the Service. Default: ``k8s-app: kube-dns`` and the managed-by label."""
+
+    selector: Mapping[str, str] = field(default_factory=lambda: dict(defaults.KUBE_DNS_SELECTOR))
+    """Pods of cluster CoreDNS. Default: ``k8s-app: kube-dns`` (the deploy refuses any other live selector)."""
+
+    dns_port: int = defaults.DNS_PORT
+    """Port of cluster CoreDNS, UDP and TCP. Default: 53."""
+
+    def __post_init__(self) -> None:
+        """Validate the identity and the selector."""
+        super().__post_init__()
+        check_selector("selector", self.selector, "the cluster CoreDNS pods")
+
+
+class UpstreamService(Construct):
+    """The ``kube-dns-upstream`` Service, IPv6 single-stack, selecting cluster CoreDNS."""
+
+    def __init__(self, scope: Construct, id: str, props: UpstreamServiceProps | None = None) -> None:
+        """Define the Service in ``scope``."""
+        super().__init__(scope, id)
+        self.props = props or UpstreamServiceProps()
+        p = self.props
+        self.api_object = k8s.KubeService(
+            self,
+            "Resource",
+            metadata=p.object_meta(),
+            spec=k8s.ServiceSpec(
+                # Single-stack IPv6, declared rather than inherited from the cluster default.
+                ip_family_policy="SingleStack",
+                ip_families=["IPv6"],
+                ports=[
+                    k8s.ServicePort(
+                        name=name,
+                        port=p.dns_port,
+                        protocol=protocol,
+                        target_port=k8s.IntOrString.from_number(p.dns_port),
+                    )
+                    for name, protocol in (
+                        (defaults.DNS_UDP_PORT_NAME, "UDP"),
+                        (defaults.DNS_TCP_PORT_NAME, "TCP"),
+                    )
+                ],
+                selector=dict(p.selector),
+            ),
+        )

@@ -1,0 +1,296 @@
+"""The ``node-local-dns`` DaemonSet: one privileged node-cache per node, on the host network."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cdk8s_plus_28 import k8s
+from constructs import Construct
+
+from constructs_nld import defaults
+from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
+from constructs_nld.props import (
+    LivenessProbe,
+    ObjectProps,
+    Ports,
+    Toleration,
+    check_dns_name,
+    check_ipv6_address,
+    check_labels,
+    check_positive,
+    check_same_family,
+    check_selector,
+    check_tolerations,
+    default_tolerations,
+)
+
+__all__ = ["NodeCacheDaemonSet", "NodeCacheDaemonSetProps", "node_cache_args"]
+
+_QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$")
+_PERCENT = re.compile(r"^([1-9][0-9]?|100)%$")
+_NODE_CACHE_HEALTH_PORT = 8080
+_NODE_CACHE_METRICS_PORT = 9353
+
+
+def _check_quantity(prop: str, value: str) -> None:
+    if not isinstance(value, str) or not _QUANTITY.match(value):
+        raise ValueError(f"{prop}: must be a Kubernetes quantity such as '25m' or '100Mi', got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeCacheDaemonSetProps(ObjectProps):
+    """Props of :class:`NodeCacheDaemonSet`."""
+
+    name: str = defaults.DAEMON_SET_NAME
+    """DaemonSet name. Default: node-local-dns."""
+
+    namespace: str = defaults.NAMESPACE
+    """Namespace; must hold the kube-dns-upstream Service. Default: kube-system."""
+
+    labels: Mapping[str, str] = field(
+        default_factory=lambda: {**defaults.NODE_CACHE_APP_LABEL, **defaults.MANAGED_BY_LABEL}
+    )
+    """Labels of the DaemonSet. Default: ``k8s-app: node-local-dns`` and the managed-by label."""
+
+    selector: Mapping[str, str] = field(default_factory=lambda: dict(defaults.NODE_CACHE_APP_LABEL))
+    """Pod selector; immutable once applied. Default: ``k8s-app: node-local-dns``."""
+
+    pod_labels: Mapping[str, str] = field(
+        default_factory=lambda: {**defaults.NODE_CACHE_APP_LABEL, **defaults.MANAGED_BY_LABEL}
+    )
+    """Labels of the pods; must include the selector. Default: same as ``labels``."""
+
+    image: str = defaults.IMAGE
+    """node-cache image. Default: registry.k8s.io/dns/k8s-dns-node-cache:1.26.8."""
+
+    image_pull_policy: str = defaults.IMAGE_PULL_POLICY
+    """Pull policy. Default: IfNotPresent (the image is lazily pulled through a proxy cache)."""
+
+    local_ip: str = defaults.LOCAL_IP
+    """Address node-cache binds and the probe targets. Default: fd00::10 (a ULA: link-local needs a zone)."""
+
+    kube_dns_cluster_ip: str | None = None
+    """Live kube-dns ClusterIP, also bound and intercepted. Default: - ``__KUBE_DNS_CLUSTER_IP__`` (preview)."""
+
+    tolerations: tuple[Toleration, ...] = field(default_factory=default_tolerations)
+    """Taints tolerated, explicitly (never a keyless Exists). Default: - the spec's four."""
+
+    cpu_request: str = defaults.CPU_REQUEST
+    """CPU request. Default: 25m."""
+
+    memory_request: str = defaults.MEMORY_REQUEST
+    """Memory request: cache headroom, not a cap. Default: 100Mi."""
+
+    limits: Mapping[str, str] = field(default_factory=dict)
+    """Resource limits other than CPU and memory. Default: - none.
+
+    CPU and memory limits are refused: an OOM kill orphans the NOTRACK rules and
+    black-holes the node's DNS; CPU throttling is DNS latency.
+    """
+
+    liveness: LivenessProbe = field(default_factory=LivenessProbe)
+    """Liveness probe timings. Default: - 60 s delay, every 15 s, 5 s timeout, 5 failures."""
+
+    ports: Ports = field(default_factory=Ports)
+    """Listener ports. Default: - 53, health 8080, metrics 9253 and 9353."""
+
+    max_unavailable: str | int = defaults.MAX_UNAVAILABLE
+    """Rolling-update budget. Default: 1% (about 7 nodes at once on 700 nodes)."""
+
+    termination_grace_period_seconds: int = defaults.TERMINATION_GRACE_PERIOD_SECONDS
+    """Time for node-cache's SIGTERM cleanup of its rules and interface. Default: 30."""
+
+    priority_class_name: str = defaults.PRIORITY_CLASS_NAME
+    """Priority class; prevents eviction. Default: system-node-critical."""
+
+    service_account_name: str = defaults.SERVICE_ACCOUNT_NAME
+    """ServiceAccount of the pods. Default: node-local-dns."""
+
+    config_map_name: str = defaults.CONFIG_MAP_NAME
+    """ConfigMap holding the Corefile. Default: node-local-dns."""
+
+    upstream_service_name: str = defaults.UPSTREAM_SERVICE_NAME
+    """Service whose ClusterIP node-cache forwards to (``-upstreamsvc``). Default: kube-dns-upstream."""
+
+    def __post_init__(self) -> None:
+        """Validate every prop; the first bad one raises, naming itself."""
+        super().__post_init__()
+        check_selector("selector", self.selector, "the node-cache pods")
+        check_labels("pod_labels", self.pod_labels)
+        missing = {k: v for k, v in self.selector.items() if self.pod_labels.get(k) != v}
+        if missing:
+            raise ValueError(f"pod_labels: must include the selector, missing {missing!r}")
+        if not self.image or any(c.isspace() for c in self.image):
+            raise ValueError(f"image: must be an image reference, got {self.image!r}")
+        if self.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
+            raise ValueError(
+                f"image_pull_policy: must be Always, IfNotPresent or Never, got {self.image_pull_policy!r}"
+            )
+        if self.kube_dns_cluster_ip is not None:
+            check_same_family("kube_dns_cluster_ip", self.local_ip, self.kube_dns_cluster_ip)
+        check_ipv6_address("local_ip", self.local_ip)
+        if self.kube_dns_cluster_ip is not None:
+            check_ipv6_address("kube_dns_cluster_ip", self.kube_dns_cluster_ip)
+            if self.kube_dns_cluster_ip == self.local_ip:
+                raise ValueError(
+                    f"kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} equals local_ip; "
+                    "node-cache binds both, so they must differ"
+                )
+        check_tolerations("tolerations", self.tolerations)
+        _check_quantity("cpu_request", self.cpu_request)
+        _check_quantity("memory_request", self.memory_request)
+        for resource, value in self.limits.items():
+            if resource in ("cpu", "memory"):
+                raise ValueError(
+                    f"limits: no {resource} limit may be set, got {resource}={value!r} "
+                    "(an OOM kill orphans node-cache's iptables rules and black-holes the "
+                    "node's DNS; CPU throttling is DNS latency)"
+                )
+            _check_quantity(f"limits.{resource}", value)
+        if isinstance(self.max_unavailable, str):
+            if not _PERCENT.match(self.max_unavailable):
+                raise ValueError(
+                    f"max_unavailable: must be a percentage 1%-100% or a positive integer, "
+                    f"got {self.max_unavailable!r}"
+                )
+        else:
+            check_positive("max_unavailable", self.max_unavailable)
+        check_positive("termination_grace_period_seconds", self.termination_grace_period_seconds, allow_zero=True)
+        check_dns_name("service_account_name", self.service_account_name)
+        check_dns_name("config_map_name", self.config_map_name)
+        check_dns_name("upstream_service_name", self.upstream_service_name)
+
+
+def node_cache_args(props: NodeCacheDaemonSetProps) -> list[str]:
+    """The node-cache command line.
+
+    ``-conf /etc/Corefile`` is where node-cache writes the rendered Corefile that CoreDNS
+    loads; ``-pidfile`` makes it install the NOTRACK rules as soon as CoreDNS is up
+    instead of at the first 60 s sync tick. Port flags appear only when a port differs
+    from node-cache's own default, so the default command line is the spec's.
+    """
+    cluster_ip = props.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP
+    args = [
+        "-localip",
+        f"{props.local_ip},{cluster_ip}",
+        "-conf",
+        defaults.RENDERED_COREFILE,
+        "-upstreamsvc",
+        props.upstream_service_name,
+        "-pidfile",
+        defaults.PID_FILE,
+    ]
+    if props.ports.health != _NODE_CACHE_HEALTH_PORT:
+        args += ["-health-port", str(props.ports.health)]
+    if props.ports.binary_metrics != _NODE_CACHE_METRICS_PORT:
+        args += ["-metrics-listen-address", f"[::]:{props.ports.binary_metrics}"]
+    return args
+
+
+def _toleration(t: Toleration) -> k8s.Toleration:
+    return k8s.Toleration(key=t.key, operator=t.operator, value=t.value, effect=t.effect)
+
+
+class NodeCacheDaemonSet(Construct):
+    """The node-cache DaemonSet, shaped by the spec: host network, privileged, requests only."""
+
+    def __init__(self, scope: Construct, id: str, props: NodeCacheDaemonSetProps | None = None) -> None:
+        """Define the DaemonSet in ``scope``."""
+        super().__init__(scope, id)
+        self.props = props or NodeCacheDaemonSetProps()
+        p = self.props
+        container = k8s.Container(
+            name=defaults.CONTAINER_NAME,
+            image=p.image,
+            image_pull_policy=p.image_pull_policy,
+            args=node_cache_args(p),
+            # Privileged: node-cache creates an interface and writes ip6tables rules.
+            security_context=k8s.SecurityContext(privileged=True),
+            resources=k8s.ResourceRequirements(
+                requests={
+                    "cpu": k8s.Quantity.from_string(p.cpu_request),
+                    "memory": k8s.Quantity.from_string(p.memory_request),
+                },
+                limits={key: k8s.Quantity.from_string(value) for key, value in p.limits.items()} or None,
+            ),
+            ports=[
+                k8s.ContainerPort(container_port=p.ports.dns, name=defaults.DNS_UDP_PORT_NAME, protocol="UDP"),
+                k8s.ContainerPort(container_port=p.ports.dns, name=defaults.DNS_TCP_PORT_NAME, protocol="TCP"),
+                k8s.ContainerPort(container_port=p.ports.metrics, name=defaults.METRICS_PORT_NAME, protocol="TCP"),
+                # Not in the upstream manifest: node-cache's own metrics (setup errors) live only here.
+                k8s.ContainerPort(
+                    container_port=p.ports.binary_metrics, name=defaults.BINARY_METRICS_PORT_NAME, protocol="TCP"
+                ),
+            ],
+            # On the local IP, the probe proves both the interface and the binary are up;
+            # kubelet brackets the IPv6 host itself.
+            liveness_probe=k8s.Probe(
+                http_get=k8s.HttpGetAction(
+                    host=p.local_ip, path="/health", port=k8s.IntOrString.from_number(p.ports.health)
+                ),
+                initial_delay_seconds=p.liveness.initial_delay_seconds,
+                period_seconds=p.liveness.period_seconds,
+                timeout_seconds=p.liveness.timeout_seconds,
+                failure_threshold=p.liveness.failure_threshold,
+            ),
+            volume_mounts=[
+                # The host's iptables lock, shared with kube-proxy and the CNI.
+                k8s.VolumeMount(name="xtables-lock", mount_path=defaults.XTABLES_LOCK_PATH, read_only=False),
+                k8s.VolumeMount(name="config-volume", mount_path=defaults.COREFILE_BASE_MOUNT),
+                k8s.VolumeMount(name="kube-dns-config", mount_path=defaults.KUBE_DNS_CONFIG_MOUNT),
+            ],
+        )
+        self.api_object = k8s.KubeDaemonSet(
+            self,
+            "Resource",
+            metadata=p.object_meta(),
+            spec=k8s.DaemonSetSpec(
+                selector=k8s.LabelSelector(match_labels=dict(p.selector)),
+                update_strategy=k8s.DaemonSetUpdateStrategy(
+                    type="RollingUpdate",
+                    rolling_update=k8s.RollingUpdateDaemonSet(
+                        max_unavailable=(
+                            k8s.IntOrString.from_string(p.max_unavailable)
+                            if isinstance(p.max_unavailable, str)
+                            else k8s.IntOrString.from_number(p.max_unavailable)
+                        )
+                    ),
+                ),
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(labels=dict(p.pod_labels)),
+                    spec=k8s.PodSpec(
+                        priority_class_name=p.priority_class_name,
+                        service_account_name=p.service_account_name,
+                        host_network=True,
+                        # The node's resolvers, not cluster DNS: node-cache is cluster DNS here.
+                        dns_policy="Default",
+                        termination_grace_period_seconds=p.termination_grace_period_seconds,
+                        tolerations=[_toleration(t) for t in p.tolerations],
+                        containers=[container],
+                        volumes=[
+                            k8s.Volume(
+                                name="xtables-lock",
+                                host_path=k8s.HostPathVolumeSource(
+                                    path=defaults.XTABLES_LOCK_PATH, type="FileOrCreate"
+                                ),
+                            ),
+                            k8s.Volume(
+                                name="kube-dns-config",
+                                config_map=k8s.ConfigMapVolumeSource(
+                                    name=defaults.KUBE_DNS_CONFIG_MAP_NAME, optional=True
+                                ),
+                            ),
+                            k8s.Volume(
+                                name="config-volume",
+                                config_map=k8s.ConfigMapVolumeSource(
+                                    name=p.config_map_name,
+                                    items=[k8s.KeyToPath(key=defaults.COREFILE_KEY, path="Corefile.base")],
+                                ),
+                            ),
+                        ],
+                    ),
+                ),
+            ),
+        )
