@@ -45,9 +45,7 @@ class SynthesizedChart:
     """The manifests, in the chart's order."""
 
 
-def props_from_environment(
-    environ: Mapping[str, str], props: NodeLocalDNSProps | None = None
-) -> NodeLocalDNSProps:
+def props_from_environment(environ: Mapping[str, str], props: NodeLocalDNSProps | None = None) -> NodeLocalDNSProps:
     """``props`` (default: the spec's) with the ClusterIP from ``KUBE_DNS_CLUSTER_IP``, if set.
 
     An unset or empty variable gives a preview. A bad value raises the prop's own error,

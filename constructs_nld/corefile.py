@@ -122,17 +122,14 @@ class Corefile:
             for arg in bind.args:
                 if arg.startswith("["):
                     raise ValueError(
-                        f"blocks: bind in {block.key!r} takes bare addresses without "
-                        f"brackets, got {arg!r}"
+                        f"blocks: bind in {block.key!r} takes bare addresses without brackets, got {arg!r}"
                     )
                 if arg.startswith("__") and arg.endswith("__"):
                     continue
                 try:
                     ipaddress.ip_address(arg)
                 except ValueError:
-                    raise ValueError(
-                        f"blocks: bind in {block.key!r} takes IP addresses, got {arg!r}"
-                    ) from None
+                    raise ValueError(f"blocks: bind in {block.key!r} takes IP addresses, got {arg!r}") from None
 
     @staticmethod
     def _lint_placeholders(block: ServerBlock) -> None:

@@ -7,7 +7,7 @@ reference these names; no other module retypes a spec value.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 __all__ = [
     "ALERTS_NAMESPACE",
@@ -120,7 +120,11 @@ COREFILE_BASE_MOUNT: Final = "/etc/coredns"
 COREFILE_KEY: Final = "Corefile"
 KUBE_DNS_CONFIG_MOUNT: Final = "/etc/kube-dns"
 XTABLES_LOCK_PATH: Final = "/run/xtables.lock"
-TOLERATIONS: Final = (
+TOLERATIONS: Final[
+    tuple[
+        tuple[str, Literal["Equal", "Exists"], str | None, Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]], ...
+    ]
+] = (
     ("CriticalAddonsOnly", "Equal", "true", "NoSchedule"),
     ("nvidia.com/gpu", "Exists", None, "NoSchedule"),
     ("node-fleet", "Exists", None, "NoSchedule"),

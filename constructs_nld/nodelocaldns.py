@@ -65,7 +65,7 @@ class NodeLocalDNSProps:
     """The live kube-dns ClusterIP (IPv6). Default: - ``__KUBE_DNS_CLUSTER_IP__``, a preview that is not deployable."""
 
     cluster_domain: str = defaults.CLUSTER_DOMAIN
-    """Cluster DNS domain; node-cache does not fill ``__PILLAR__DNS__DOMAIN__``, so it is written here. Default: cluster.local."""
+    """Cluster DNS domain, written out: node-cache does not fill ``__PILLAR__DNS__DOMAIN__``. Default: cluster.local."""
 
     namespace: str = defaults.NAMESPACE
     """Namespace of the Services, ServiceAccount, ConfigMap and DaemonSet. Default: kube-system."""
@@ -74,7 +74,7 @@ class NodeLocalDNSProps:
     """Namespace of the PodMonitor and PrometheusRule. Default: monitoring."""
 
     labels: Mapping[str, str] = field(default_factory=managed_by_labels)
-    """Labels added to every NLD object beside its ``k8s-app`` label. Default: ``app.kubernetes.io/managed-by: osdc-base``."""
+    """Labels of every NLD object beside its ``k8s-app``. Default: ``app.kubernetes.io/managed-by: osdc-base``."""
 
     monitoring_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
     """Labels of the monitoring objects. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""

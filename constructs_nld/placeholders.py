@@ -114,7 +114,7 @@ def find_unresolved_placeholders(objects: Iterable[Mapping[str, Any]]) -> list[U
         metadata = obj.get("metadata") or {}
         name = f"{metadata.get('namespace', '')}/{metadata.get('name', '')}"
         for path, text in _walk(obj, ""):
-            for token in PLACEHOLDER_PATTERN.findall(text):
+            for token in dict.fromkeys(PLACEHOLDER_PATTERN.findall(text)):
                 if token in NODE_CACHE_RUNTIME_PLACEHOLDERS and _is_corefile(obj, path):
                     continue
                 found.append(UnresolvedPlaceholder(str(obj.get("kind", "")), name, path, token))

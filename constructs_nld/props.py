@@ -51,26 +51,16 @@ def check_ipv6_address(prop: str, value: str) -> ipaddress.IPv6Address:
     if not isinstance(value, str) or not value:
         raise ValueError(f"{prop}: must be an IPv6 address, got {value!r}")
     if value.startswith("["):
-        raise ValueError(
-            f"{prop}: must be a bare IPv6 address without brackets, got {value!r}"
-        )
+        raise ValueError(f"{prop}: must be a bare IPv6 address without brackets, got {value!r}")
     try:
         address = ipaddress.ip_address(value)
     except ValueError:
-        raise ValueError(
-            f"{prop}: must be an IPv6 address, got {value!r} (not an IP address)"
-        ) from None
+        raise ValueError(f"{prop}: must be an IPv6 address, got {value!r} (not an IP address)") from None
     if address.version == 4:
-        raise ValueError(
-            f"{prop}: must be an IPv6 address, got IPv4 {value!r} "
-            "(this component is IPv6-only)"
-        )
+        raise ValueError(f"{prop}: must be an IPv6 address, got IPv4 {value!r} (this component is IPv6-only)")
     assert isinstance(address, ipaddress.IPv6Address)
     if address.scope_id is not None:
-        raise ValueError(
-            f"{prop}: must not be zone-scoped, got {value!r} "
-            "(CoreDNS cannot bind a zone-scoped address)"
-        )
+        raise ValueError(f"{prop}: must not be zone-scoped, got {value!r} (CoreDNS cannot bind a zone-scoped address)")
     if address.is_link_local:
         raise ValueError(
             f"{prop}: must not be link-local, got {value!r} "
@@ -78,9 +68,7 @@ def check_ipv6_address(prop: str, value: str) -> ipaddress.IPv6Address:
             "use a ULA such as fd00::10)"
         )
     if address.is_unspecified or address.is_multicast or address.ipv4_mapped:
-        raise ValueError(
-            f"{prop}: must be a unicast IPv6 address, got {value!r}"
-        )
+        raise ValueError(f"{prop}: must be a unicast IPv6 address, got {value!r}")
     return address
 
 
@@ -104,8 +92,7 @@ def check_dns_name(prop: str, value: str) -> None:
     """Raise unless ``value`` is an RFC 1123 DNS label (Kubernetes object and namespace names)."""
     if not isinstance(value, str) or len(value) > 63 or not _DNS_LABEL.match(value):
         raise ValueError(
-            f"{prop}: must be a DNS label (lower-case alphanumerics and '-', "
-            f"at most 63 characters), got {value!r}"
+            f"{prop}: must be a DNS label (lower-case alphanumerics and '-', at most 63 characters), got {value!r}"
         )
 
 
@@ -163,18 +150,12 @@ class Toleration:
                 )
             raise ValueError(f"tolerations: a toleration needs a key, got {self.key!r}")
         if self.operator not in ("Equal", "Exists"):
-            raise ValueError(
-                f"tolerations: operator must be 'Equal' or 'Exists', got {self.operator!r}"
-            )
+            raise ValueError(f"tolerations: operator must be 'Equal' or 'Exists', got {self.operator!r}")
         if self.operator == "Exists" and self.value is not None:
-            raise ValueError(
-                f"tolerations: operator 'Exists' takes no value, got {self.value!r} "
-                f"for key {self.key!r}"
-            )
+            raise ValueError(f"tolerations: operator 'Exists' takes no value, got {self.value!r} for key {self.key!r}")
         if self.effect not in (None, "NoSchedule", "PreferNoSchedule", "NoExecute"):
             raise ValueError(
-                "tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute, "
-                f"got {self.effect!r}"
+                f"tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute, got {self.effect!r}"
             )
 
 
@@ -287,7 +268,6 @@ def managed_by_labels() -> dict[str, str]:
 def empty_mapping() -> dict[str, str]:
     """An empty mapping, for props whose default is 'none'."""
     return {}
-
 
 
 @dataclass(frozen=True, kw_only=True)

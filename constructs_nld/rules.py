@@ -17,6 +17,7 @@ __all__ = [
     "NodeLocalDNSAlerts",
     "RuleGroup",
     "check_duration",
+    "find_wrong_metric_prefix",
     "node_local_dns_rules",
 ]
 
@@ -30,6 +31,16 @@ def check_duration(prop: str, value: str) -> None:
     """Raise unless ``value`` is a non-empty Prometheus duration such as ``5m`` or ``1h30m``."""
     if not isinstance(value, str) or not value or not _DURATION.match(value):
         raise ValueError(f"{prop}: must be a Prometheus duration such as '5m', got {value!r}")
+
+
+def find_wrong_metric_prefix(expr: str) -> str | None:
+    """The first ``nodelocaldns_*`` metric name in a PromQL expression (outside string literals), if any.
+
+    No such metric exists; node-cache's are ``coredns_nodecache_*``, and a query on the
+    wrong prefix silently returns nothing.
+    """
+    match = _WRONG_PREFIX.search(_QUOTED.sub('""', expr))
+    return match.group(0) if match else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,11 +83,10 @@ class AlertRule:
         """Reject names Prometheus refuses and metric names that do not exist."""
         if not _ALERT_NAME.match(self.alert):
             raise ValueError(f"alert: must be a metric-style name, got {self.alert!r}")
-        unquoted = _QUOTED.sub('""', self.expr)
-        wrong = _WRONG_PREFIX.search(unquoted)
+        wrong = find_wrong_metric_prefix(self.expr)
         if wrong:
             raise ValueError(
-                f"expr: metric {wrong.group(0)!r} in alert {self.alert!r} does not exist; "
+                f"expr: metric {wrong!r} in alert {self.alert!r} does not exist; "
                 "node-cache's own metrics are prefixed 'coredns_nodecache_' "
                 "(e.g. coredns_nodecache_setup_errors_total); a query on nodelocaldns_* "
                 "silently returns nothing"
@@ -184,8 +194,7 @@ def node_local_dns_rules(
             AlertRule(
                 alert="NodeLocalDNSDaemonSetDegraded",
                 expr=(
-                    "kube_daemonset_status_number_unavailable"
-                    f'{{namespace="{namespace}", daemonset="{daemon_set}"}} > 0'
+                    f'kube_daemonset_status_number_unavailable{{namespace="{namespace}", daemonset="{daemon_set}"}} > 0'
                 ),
                 settings=alerts.daemonset_degraded,
                 summary=f"{daemon_set} pods are unavailable",

@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 
 import cdk8s
 from constructs import Construct
+
+from constructs_nld import defaults
+from constructs_nld.props import ObjectProps, check_dns_name, check_selector
+from constructs_nld.rules import check_duration
 from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitor as PodMonitorObject,
 )
@@ -24,10 +28,6 @@ from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitorSpecPodMetricsEndpointsRelabelingsAction,
     PodMonitorSpecSelector,
 )
-
-from constructs_nld import defaults
-from constructs_nld.props import ObjectProps, check_dns_name, check_selector
-from constructs_nld.rules import check_duration
 
 __all__ = ["PodMonitor", "PodMonitorProps"]
 

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 
 import cdk8s
 from constructs import Construct
+
+from constructs_nld import defaults
+from constructs_nld.props import ObjectProps
+from constructs_nld.rules import NodeLocalDNSAlerts, RuleGroup, node_local_dns_rules
 from constructs_nld_imports.nld_prometheusrule.com.coreos.monitoring import (
     PrometheusRule,
     PrometheusRuleSpec,
@@ -14,10 +18,6 @@ from constructs_nld_imports.nld_prometheusrule.com.coreos.monitoring import (
     PrometheusRuleSpecGroupsRules,
     PrometheusRuleSpecGroupsRulesExpr,
 )
-
-from constructs_nld import defaults
-from constructs_nld.props import ObjectProps
-from constructs_nld.rules import NodeLocalDNSAlerts, RuleGroup, node_local_dns_rules
 
 __all__ = ["AlertRules", "AlertRulesProps"]
 

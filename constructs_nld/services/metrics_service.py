@@ -48,9 +48,7 @@ class MetricsServiceProps(ObjectProps):
         super().__post_init__()
         check_selector("selector", self.selector, "the node-cache pods")
         if self.metrics_port == self.binary_metrics_port:
-            raise ValueError(
-                f"binary_metrics_port: {self.binary_metrics_port} clashes with metrics_port"
-            )
+            raise ValueError(f"binary_metrics_port: {self.binary_metrics_port} clashes with metrics_port")
 
 
 class MetricsService(Construct):

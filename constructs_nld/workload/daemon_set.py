@@ -152,8 +152,7 @@ class NodeCacheDaemonSetProps(ObjectProps):
         if isinstance(self.max_unavailable, str):
             if not _PERCENT.match(self.max_unavailable):
                 raise ValueError(
-                    f"max_unavailable: must be a percentage 1%-100% or a positive integer, "
-                    f"got {self.max_unavailable!r}"
+                    f"max_unavailable: must be a percentage 1%-100% or a positive integer, got {self.max_unavailable!r}"
                 )
         else:
             check_positive("max_unavailable", self.max_unavailable)

@@ -1,0 +1,66 @@
+# One entry point for setting up, synthesizing, testing and benchmarking.
+# `make synth` and `make test` work on a fresh machine: each sets up what it needs.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
+# cdk8s must never reach for the network during synth or import.
+CDK8S := cdk8s --check-upgrade false
+
+.PHONY: help setup system binaries synth imports lint test bench clean
+
+help:
+	@echo "make synth   set up, then synthesize dist/ (preview unless KUBE_DNS_CLUSTER_IP is set)"
+	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
+	@echo "make bench   run the benchmarks under bench/"
+	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
+
+setup: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Debian packages the tests need: promtool (prometheus), openssl for the test control plane.
+system:
+	@if ! command -v promtool >/dev/null || ! command -v openssl >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "need root to apt-get install prometheus openssl" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus openssl >/dev/null; \
+	fi
+	@promtool --version 2>&1 | head -n 1
+
+# etcd and kube-apiserver, built from source through the Go module proxy into .cache/ (reused when present).
+binaries:
+	bash tools/build-binaries.sh etcd kube-apiserver
+
+synth: setup
+	$(CDK8S) synth
+
+imports: setup
+	rm -rf imports
+	$(CDK8S) import
+	$(PY) -m pip install --quiet -e ".[test]"
+
+lint: setup
+	mkdir -p .cache/mypy-path && ln -sfn ../../imports .cache/mypy-path/constructs_nld_imports
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check constructs_nld main.py deploy.py
+	MYPYPATH=.cache/mypy-path $(VENV)/bin/mypy
+
+test: setup system binaries lint
+	$(PY) -m pytest
+
+bench: setup binaries
+	$(PY) bench/synth.py
+	$(PY) bench/deploy.py
+
+clean:
+	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

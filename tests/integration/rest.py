@@ -1,0 +1,79 @@
+"""Raw JSON access to the test API server through the official client, for setup and assertions.
+
+Independent of the product's own client (``constructs_nld.deploy.kube``), so a test that
+checks what the deploy wrote does not read it back through the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubernetes import client as k8s
+
+Json = dict[str, Any]
+
+PATHS = {
+    "upstream": "/api/v1/namespaces/kube-system/services/kube-dns-upstream",
+    "metrics": "/api/v1/namespaces/kube-system/services/node-local-dns-metrics",
+    "kube-dns": "/api/v1/namespaces/kube-system/services/kube-dns",
+    "service-account": "/api/v1/namespaces/kube-system/serviceaccounts/node-local-dns",
+    "config-map": "/api/v1/namespaces/kube-system/configmaps/node-local-dns",
+    "daemon-set": "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns",
+    "pod-monitor": "/apis/monitoring.coreos.com/v1/namespaces/monitoring/podmonitors/nodelocaldns",
+    "prometheus-rule": "/apis/monitoring.coreos.com/v1/namespaces/monitoring/prometheusrules/nodelocaldns-alerts",
+}
+"""Every object a deploy writes, by a short name."""
+
+
+def request(
+    api: k8s.ApiClient, method: str, path: str, body: Any = None, content_type: str = "application/json"
+) -> tuple[int, Json | None]:
+    """Send one request; return the status and the decoded JSON body (None when empty)."""
+    headers = {"Accept": "application/json", "Content-Type": content_type}
+    method, url, headers, body, _ = api.param_serialize(
+        method, path, header_params=headers, body=body, auth_settings=["BearerToken"]
+    )
+    response = api.call_api(method, url, header_params=headers, body=body)
+    data = response.read()  # type: ignore[no-untyped-call]
+    is_json = "json" in (response.headers.get("content-type") or "")
+    return response.status, (json.loads(data) if data and is_json else None)
+
+
+def get(api: k8s.ApiClient, path: str) -> Json | None:
+    """The object at ``path``, or None when it does not exist."""
+    status, body = request(api, "GET", path)
+    if status == 404:
+        return None
+    assert status == 200, (path, status, body)
+    return body
+
+
+def create(api: k8s.ApiClient, collection: str, body: Json) -> Json:
+    """POST ``body`` to ``collection``; fail the test on any error."""
+    status, result = request(api, "POST", collection, body)
+    assert status == 201, (collection, status, result)
+    assert result is not None
+    return result
+
+
+def patch_status(api: k8s.ApiClient, path: str, status_body: Json) -> Json:
+    """Merge-patch the status subresource (what kubelet and the controllers would write)."""
+    status, result = request(api, "PATCH", f"{path}/status", {"status": status_body}, "application/merge-patch+json")
+    assert status == 200, (path, status, result)
+    assert result is not None
+    return result
+
+
+def delete(api: k8s.ApiClient, path: str) -> None:
+    """Delete the object at ``path`` (already gone is fine)."""
+    status, result = request(api, "DELETE", path)
+    assert status in (200, 202, 404), (path, status, result)
+
+
+def resource_versions(api: k8s.ApiClient) -> dict[str, str | None]:
+    """The resourceVersion of every deployed object (None when absent)."""
+    return {
+        name: (obj or {}).get("metadata", {}).get("resourceVersion")
+        for name, obj in ((name, get(api, path)) for name, path in PATHS.items())
+    }

@@ -1,0 +1,374 @@
+"""deploy.py against a real kube-apiserver: order, idempotency, refusals, recovery, dry run, diff.
+
+Every test asserts the cluster state afterwards, read through the official client; the
+audit log counts what the deploy sent.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.deploy import DeployOptions, deploy, load_client
+from constructs_nld.deploy.cli import main
+from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
+from tests.controlplane import ControlPlane
+from tests.integration import rest
+
+REPO = Path(__file__).resolve().parents[2]
+RESTART = "kubectl.kubernetes.io/restartedAt"
+
+
+def run(cluster: ControlPlane, *args: str) -> int:
+    return main(["--kubeconfig", str(cluster.kubeconfig_path), "--timeout", "10", *args])
+
+
+def kube_dns_ip(api: k8s.ApiClient) -> str:
+    service = rest.get(api, rest.PATHS["kube-dns"])
+    assert service is not None
+    ip: str = service["spec"]["clusterIP"]
+    return ip
+
+
+def restarted_at(api: k8s.ApiClient) -> str | None:
+    daemon_set = rest.get(api, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    annotations = daemon_set["spec"]["template"]["metadata"].get("annotations") or {}
+    value: str | None = annotations.get(RESTART)
+    return value
+
+
+def written_paths(cluster: ControlPlane, mark: int) -> list[str]:
+    return [
+        event["objectRef"].get("resource", "") + "/" + event["objectRef"].get("name", "")
+        for event in cluster.mutating_requests_since(mark)
+    ]
+
+
+def assert_nothing_deployed(api: k8s.ApiClient, *, except_: tuple[str, ...] = ()) -> None:
+    for name, path in rest.PATHS.items():
+        if name in ("kube-dns", *except_):
+            continue
+        assert rest.get(api, path) is None, f"{name} exists after a refused deploy"
+
+
+def replace_kube_dns(api: k8s.ApiClient, spec: dict[str, Any]) -> None:
+    rest.delete(api, rest.PATHS["kube-dns"])
+    for _ in range(50):
+        if rest.get(api, rest.PATHS["kube-dns"]) is None:
+            break
+        time.sleep(0.1)
+    rest.create(
+        api,
+        "/api/v1/namespaces/kube-system/services",
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "kube-dns", "namespace": "kube-system", "labels": {"k8s-app": "kube-dns"}},
+            "spec": {
+                "selector": {"k8s-app": "kube-dns"},
+                "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}],
+                **spec,
+            },
+        },
+    )
+
+
+def test_fresh_install_applies_services_then_workload_then_monitoring_and_restarts(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 0
+
+    ip = kube_dns_ip(api_client)
+    upstream = rest.get(api_client, rest.PATHS["upstream"])
+    assert upstream is not None and upstream["spec"]["selector"] == {"k8s-app": "kube-dns"}
+    assert upstream["spec"]["clusterIP"].startswith("fd00:ec2::")
+    metrics = rest.get(api_client, rest.PATHS["metrics"])
+    assert metrics is not None and metrics["spec"]["clusterIP"] == "None"
+    config_map = rest.get(api_client, rest.PATHS["config-map"])
+    assert config_map is not None
+    corefile = config_map["data"]["Corefile"]
+    assert corefile.count(f"bind fd00::10 {ip}\n") == 4
+    assert "__KUBE_DNS_CLUSTER_IP__" not in corefile
+    daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][:2] == ["-localip", f"fd00::10,{ip}"]
+    assert restarted_at(api_client) is not None
+    assert rest.get(api_client, rest.PATHS["service-account"]) is not None
+    assert rest.get(api_client, rest.PATHS["pod-monitor"]) is not None
+    assert rest.get(api_client, rest.PATHS["prometheus-rule"]) is not None
+
+    assert written_paths(cluster, mark) == [
+        "services/kube-dns-upstream",
+        "services/node-local-dns-metrics",
+        "serviceaccounts/node-local-dns",
+        "configmaps/node-local-dns",
+        "daemonsets/node-local-dns",
+        "podmonitors/nodelocaldns",
+        "prometheusrules/nodelocaldns-alerts",
+        "daemonsets/node-local-dns",
+    ]
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("]")[0] + "]" for line in lines] == [
+        "[1/7]",
+        "[2/7]",
+        "[3/7]",
+        "[4/7]",
+        "[5/7]",
+        "[5/7]",
+        "[6/7]",
+        "[6/7]",
+        "[7/7]",
+    ]
+    assert "first_deploy=yes freshly_created=yes" in lines[0]
+    assert "(first deploy)" in lines[-1]
+
+
+def test_second_run_writes_nothing_and_does_not_restart(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert run(cluster) == 0
+    before = rest.resource_versions(api_client)
+    stamp = restarted_at(api_client)
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 0
+
+    assert cluster.mutating_requests_since(mark) == []
+    assert rest.resource_versions(api_client) == before
+    assert restarted_at(api_client) == stamp
+
+
+def test_entry_point_runs_as_a_script(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    result = subprocess.run(
+        [sys.executable, "deploy.py", "--kubeconfig", str(cluster.kubeconfig_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert len(result.stdout.splitlines()) == 9
+    assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
+
+
+def test_fails_when_kube_dns_is_missing(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rest.delete(api_client, rest.PATHS["kube-dns"])
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 4
+
+    assert "kube-system/kube-dns not found" in capsys.readouterr().err
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_fails_when_kube_dns_is_ipv4(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace_kube_dns(api_client, {"ipFamilyPolicy": "SingleStack", "ipFamilies": ["IPv4"]})
+    ipv4 = kube_dns_ip(api_client)
+    assert ipv4.startswith("10.100.")
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 4
+
+    err = capsys.readouterr().err
+    assert f"kube-dns ClusterIP: must be an IPv6 address, got IPv4 '{ipv4}'" in err
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_fails_when_kube_dns_is_headless(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace_kube_dns(api_client, {"clusterIP": "None"})
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 4
+
+    assert "has no ClusterIP (got 'None')" in capsys.readouterr().err
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_fails_when_upstream_service_has_a_foreign_selector(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rest.create(
+        api_client,
+        "/api/v1/namespaces/kube-system/services",
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "kube-dns-upstream", "namespace": "kube-system"},
+            "spec": {"selector": {"k8s-app": "old-dns"}, "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}]},
+        },
+    )
+    before = rest.get(api_client, rest.PATHS["upstream"])
+    assert before is not None
+    mark = cluster.audit_mark()
+
+    assert run(cluster) == 3
+
+    err = capsys.readouterr().err
+    assert "selector {'k8s-app': 'old-dns'}" in err and "refusing to overwrite" in err
+    assert cluster.mutating_requests_since(mark) == []
+    after = rest.get(api_client, rest.PATHS["upstream"])
+    assert after is not None and after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert_nothing_deployed(api_client, except_=("upstream",))
+
+
+def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    props = NodeLocalDNSProps(image="registry.example/__KUBE_DNS_CLUSTER_IP__:1")
+    mark = cluster.audit_mark()
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"(?s)not deployable: .*DaemonSet kube-system/node-local-dns: "
+        r"spec.template.spec.containers\[0\].image holds __KUBE_DNS_CLUSTER_IP__",
+    ):
+        deploy(client, props, out=lambda line: None)
+
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_fails_when_monitoring_crds_are_absent_unless_skipped(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.uninstall_crds()
+    try:
+        mark = cluster.audit_mark()
+        assert run(cluster) == 5
+        assert "--skip-monitoring" in capsys.readouterr().err
+        assert cluster.mutating_requests_since(mark) == []
+        assert_nothing_deployed(api_client)
+
+        assert run(cluster, "--skip-monitoring") == 0
+        assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
+        assert "[6/7] monitoring: skipped" in capsys.readouterr().out
+    finally:
+        cluster.install_crds()
+
+
+def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=5)
+
+    def stop_after_services(line: str) -> None:
+        if line.startswith("[5/7]") and "ClusterIP" in line:
+            cluster.stop_apiserver()
+
+    try:
+        with pytest.raises(ApiUnreachableError, match="cannot reach the API server"):
+            deploy(client, NodeLocalDNSProps(), out=stop_after_services)
+    finally:
+        if not cluster.apiserver_running:
+            cluster.start_apiserver()
+    api = cluster.api_client()
+    assert rest.get(api, rest.PATHS["upstream"]) is not None
+    assert rest.get(api, rest.PATHS["daemon-set"]) is None
+
+    lines: list[str] = []
+    report = deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), NodeLocalDNSProps(), out=lines.append)
+
+    assert {r.action for r in report.objects if r.ref.kind == "Service"} == {"unchanged"}
+    assert all(rest.get(api, path) is not None for path in rest.PATHS.values())
+    assert "first_deploy=no freshly_created=no" in lines[0]
+    mark = cluster.audit_mark()
+    assert run(cluster) == 0
+    assert cluster.mutating_requests_since(mark) == []
+
+
+def test_redeploy_after_upstream_service_deleted_out_of_band_restarts(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster) == 0
+    first = restarted_at(api_client)
+    rest.delete(api_client, rest.PATHS["upstream"])
+    time.sleep(1.1)  # restartedAt has one-second resolution, as kubectl's
+    capsys.readouterr()
+
+    assert run(cluster) == 0
+
+    out = capsys.readouterr().out
+    assert "first_deploy=no freshly_created=yes" in out
+    assert "(kube-dns-upstream created in this run)" in out
+    second = restarted_at(api_client)
+    assert second is not None and second != first
+    assert rest.get(api_client, rest.PATHS["upstream"]) is not None
+
+
+def test_dry_run_persists_nothing(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mark = cluster.audit_mark()
+
+    assert run(cluster, "--dry-run") == 0
+
+    assert cluster.mutating_requests_since(mark) == []
+    dry_runs = [e for e in cluster.requests_since(mark) if "dryRun=All" in e["requestURI"]]
+    assert len(dry_runs) == 7  # the seven applies; no restart of a DaemonSet that does not exist yet
+    assert_nothing_deployed(api_client)
+    assert "(dry run)" in capsys.readouterr().out
+
+
+def test_diff_shows_a_changed_prop_and_writes_nothing(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert run(cluster) == 0
+    before = rest.resource_versions(api_client)
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    mark = cluster.audit_mark()
+
+    report = deploy(
+        client, replace(NodeLocalDNSProps(), cpu_request="50m"), DeployOptions(diff=True), out=lambda line: None
+    )
+
+    assert list(report.diffs) == ["daemonset/kube-system/node-local-dns"]
+    diff = report.diffs["daemonset/kube-system/node-local-dns"]
+    assert re.search(r"^-\s+cpu: 25m$", diff, re.M) and re.search(r"^\+\s+cpu: 50m$", diff, re.M), diff
+    assert cluster.mutating_requests_since(mark) == []
+    assert rest.resource_versions(api_client) == before
+
+
+def test_diff_on_an_up_to_date_cluster_says_no_changes(
+    cluster: ControlPlane, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster) == 0
+    capsys.readouterr()
+
+    assert run(cluster, "--diff") == 0
+
+    out = capsys.readouterr().out
+    assert "[5/7] services: no changes" in out and "[6/7] workload: no changes" in out
+
+
+def test_dry_run_of_a_needed_restart_persists_nothing(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert run(cluster) == 0
+    rest.delete(api_client, rest.PATHS["upstream"])
+    stamp = restarted_at(api_client)
+    mark = cluster.audit_mark()
+
+    assert run(cluster, "--dry-run") == 0
+
+    assert cluster.mutating_requests_since(mark) == []
+    restarts = [e for e in cluster.requests_since(mark)
+                if "fieldManager=nld-deploy-rollout" in e["requestURI"] and "dryRun=All" in e["requestURI"]]
+    assert len(restarts) == 1
+    assert restarted_at(api_client) == stamp
+    assert rest.get(api_client, rest.PATHS["upstream"]) is None

@@ -1,0 +1,260 @@
+"""``deploy.py verify`` against a real kube-apiserver, one failure mode of the spec at a time.
+
+There is no kubelet or controller here: the tests create Node and Pod objects and write
+Node, Pod and DaemonSet status through the status subresource, as those components would.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+
+from constructs_nld.deploy import CheckResult, load_client, verify
+from constructs_nld.deploy.cli import main
+from tests.controlplane import ControlPlane
+from tests.integration import rest
+
+LATER = datetime.now(UTC) + timedelta(days=1)
+"""A 'now' after every node's creation, so no node counts as new unless a test says so."""
+
+
+def deploy_and_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[str, CheckResult]:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    return run_verify(cluster, now=now)
+
+
+def run_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[str, CheckResult]:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    return {result.name: result for result in verify(client, now=now)}
+
+
+def add_node(api: k8s.ApiClient, name: str, *, ready: bool = True, taints: list[dict[str, str]] | None = None) -> None:
+    rest.create(api, "/api/v1/nodes", {
+        "apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+        "spec": {"taints": taints or []},
+    })
+    rest.patch_status(api, f"/api/v1/nodes/{name}", {
+        "conditions": [{"type": "Ready", "status": "True" if ready else "False",
+                        "reason": "KubeletReady", "message": "test"}],
+    })
+
+
+def add_pod(api: k8s.ApiClient, name: str, node: str, *, ready: bool = True, waiting: str = "") -> None:
+    rest.create(api, "/api/v1/namespaces/kube-system/pods", {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
+        "spec": {"nodeName": node, "serviceAccountName": "node-local-dns", "automountServiceAccountToken": False,
+                 "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}]},
+    })
+    container: dict[str, Any] = {"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
+                                 "imageID": "", "ready": ready, "restartCount": 0}
+    container["state"] = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+    rest.patch_status(api, f"/api/v1/namespaces/kube-system/pods/{name}", {
+        "phase": "Running" if not waiting else "Pending",
+        "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        "containerStatuses": [container],
+    })
+
+
+def test_healthy_install_passes_every_check(cluster: ControlPlane, api_client: k8s.ApiClient,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    for node in ("node-a", "node-b"):
+        add_node(api_client, node, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}])
+        add_pod(api_client, f"node-local-dns-{node}", node)
+    rest.patch_status(api_client, rest.PATHS["daemon-set"], {
+        "desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 2,
+        "numberAvailable": 2, "numberMisscheduled": 0,
+    })
+
+    results = run_verify(cluster)
+
+    assert {name: r.status for name, r in results.items()} == {
+        "daemonset-healthy": "pass",
+        "metrics-service-headless": "pass",
+        "upstream-service-selects-kube-dns": "pass",
+        "no-unsubstituted-placeholder": "pass",
+        "pods-created-after-upstream-service": "pass",
+        "node-taints-tolerated": "pass",
+        "alert-metric-prefix": "pass",
+        "podmonitor-scrapes-both-ports": "pass",
+    }
+    assert results["daemonset-healthy"].detail == "ready on 2 node(s)"
+
+
+def test_cli_verify_exit_codes(cluster: ControlPlane, api_client: k8s.ApiClient,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 7
+    out = capsys.readouterr().out
+    assert "FAIL daemonset-healthy: daemonset node-local-dns not found" in out
+    assert out.rstrip().endswith("failed")
+
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    capsys.readouterr()
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 0
+    assert "8 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_node_without_a_ready_pod_fails_and_names_the_reason(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-ok")
+    add_pod(api_client, "node-local-dns-ok", "node-ok")
+    add_node(api_client, "node-pulling")
+    add_pod(api_client, "node-local-dns-pulling", "node-pulling", ready=False, waiting="ImagePullBackOff")
+    add_node(api_client, "node-empty")
+
+    result = run_verify(cluster)["daemonset-healthy"]
+
+    assert result.status == "fail"
+    assert result.detail.startswith(
+        "2 node(s) without a ready node-cache pod: node-empty (no ready pod), node-pulling (ImagePullBackOff)"
+    )
+    assert "image pull" in result.diagnosis and "kubectl logs" in result.fix
+
+
+def test_nodes_in_transition_are_tolerated(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-ok")
+    add_pod(api_client, "node-local-dns-ok", "node-ok")
+    add_node(api_client, "node-not-ready", ready=False)
+    add_node(api_client, "node-new")
+    node_new = rest.get(api_client, "/api/v1/nodes/node-new")
+    assert node_new is not None
+    created = datetime.fromisoformat(node_new["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
+    rest.request(api_client, "PATCH", "/api/v1/nodes/node-ok", {"spec": {}}, "application/merge-patch+json")
+
+    result = run_verify(cluster, now=created + timedelta(minutes=1))["daemonset-healthy"]
+
+    assert result.status == "pass"
+    assert "node-not-ready (not ready)" in result.detail and "node-new (new)" in result.detail
+
+
+def test_metrics_service_not_headless_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.delete(api_client, rest.PATHS["metrics"])
+    rest.create(api_client, "/api/v1/namespaces/kube-system/services", {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "node-local-dns-metrics", "namespace": "kube-system",
+                     "labels": {"app.kubernetes.io/managed-by": "osdc-base"}},
+        "spec": {"selector": {"k8s-app": "node-local-dns"}, "ports": [{"name": "metrics", "port": 9253}]},
+    })
+
+    result = run_verify(cluster)["metrics-service-headless"]
+
+    assert result.status == "fail" and "not 'None'" in result.detail
+
+
+def test_upstream_selector_drift_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.request(api_client, "PATCH", rest.PATHS["upstream"], {"spec": {"selector": {"k8s-app": "coredns"}}},
+                 "application/merge-patch+json")
+
+    result = run_verify(cluster)["upstream-service-selects-kube-dns"]
+
+    assert result.status == "fail" and result.detail == "selector is {'k8s-app': 'coredns'}"
+
+
+def test_placeholder_left_in_live_configmap_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    config_map = rest.get(api_client, rest.PATHS["config-map"])
+    assert config_map is not None
+    corefile = config_map["data"]["Corefile"].replace(
+        config_map["data"]["Corefile"].split("bind fd00::10 ")[1].split("\n")[0], "__KUBE_DNS_CLUSTER_IP__"
+    )
+    rest.request(api_client, "PATCH", rest.PATHS["config-map"], {"data": {"Corefile": corefile}},
+                 "application/merge-patch+json")
+
+    result = run_verify(cluster)["no-unsubstituted-placeholder"]
+
+    assert result.status == "fail"
+    assert result.detail == "ConfigMap kube-system/node-local-dns: data.Corefile holds __KUBE_DNS_CLUSTER_IP__"
+    assert "python deploy.py" in result.fix
+
+
+def test_pods_created_before_the_upstream_service_fail(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-a")
+    add_pod(api_client, "node-local-dns-early", "node-a")
+    upstream = rest.get(api_client, rest.PATHS["upstream"])
+    assert upstream is not None
+    rest.delete(api_client, rest.PATHS["upstream"])
+    upstream["metadata"] = {"name": "kube-dns-upstream", "namespace": "kube-system",
+                            "labels": upstream["metadata"]["labels"]}
+    upstream["spec"].pop("clusterIP"), upstream["spec"].pop("clusterIPs")
+    import time
+    time.sleep(1.1)  # creationTimestamp has one-second resolution
+    rest.create(api_client, "/api/v1/namespaces/kube-system/services", upstream)
+
+    result = run_verify(cluster)["pods-created-after-upstream-service"]
+
+    assert result.status == "fail"
+    assert result.detail == "1 pod(s) predate kube-dns-upstream: node-local-dns-early"
+    assert result.fix == "kubectl rollout restart ds node-local-dns -n kube-system"
+
+
+def test_untolerated_taints_are_listed(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-tainted", taints=[
+        {"key": "dedicated", "value": "ci", "effect": "NoSchedule"},
+        {"key": "node-fleet", "value": "x", "effect": "NoSchedule"},
+        {"key": "spot", "effect": "NoExecute"},
+        {"key": "soft", "effect": "PreferNoSchedule"},
+    ])
+    add_node(api_client, "node-base", taints=[{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}])
+    add_pod(api_client, "node-local-dns-base", "node-base")
+
+    results = run_verify(cluster)
+
+    assert results["node-taints-tolerated"].status == "fail"
+    assert results["node-taints-tolerated"].detail == (
+        "taints not tolerated: node-tainted: dedicated=ci:NoSchedule, spot:NoExecute"
+    )
+    assert "never operator Exists" in results["node-taints-tolerated"].fix
+    assert results["daemonset-healthy"].status == "pass"
+    assert "node-tainted (untolerated taints)" in results["daemonset-healthy"].detail
+
+
+def test_wrong_metric_prefix_in_a_live_rule_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.create(api_client, "/apis/monitoring.coreos.com/v1/namespaces/default/prometheusrules", {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+        "metadata": {"name": "legacy", "namespace": "default"},
+        "spec": {"groups": [{"name": "old", "rules": [
+            {"alert": "OldSetupErrors", "expr": "increase(nodelocaldns_setup_errors_total[5m]) > 0"},
+        ]}]},
+    })
+    try:
+        result = run_verify(cluster)["alert-metric-prefix"]
+    finally:
+        rest.delete(api_client, "/apis/monitoring.coreos.com/v1/namespaces/default/prometheusrules/legacy")
+
+    assert result.status == "fail"
+    assert result.detail == "default/legacy OldSetupErrors: nodelocaldns_setup_errors_total"
+    assert "coredns_nodecache_" in result.fix
+
+
+def test_pod_monitor_scraping_one_port_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.request(api_client, "PATCH", rest.PATHS["pod-monitor"],
+                 {"spec": {"podMetricsEndpoints": [{"port": "metrics", "interval": "60s"}]}},
+                 "application/merge-patch+json")
+
+    result = run_verify(cluster)["podmonitor-scrapes-both-ports"]
+
+    assert result.status == "fail" and "scrapes ['metrics']" in result.detail
+    assert ":9353" in result.diagnosis
+
+
+def test_without_monitoring_crds_the_monitoring_checks_warn(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    cluster.uninstall_crds()
+    try:
+        assert main(["--kubeconfig", str(cluster.kubeconfig_path), "--skip-monitoring"]) == 0
+        results = run_verify(cluster)
+    finally:
+        cluster.install_crds()
+
+    assert results["alert-metric-prefix"].status == "warn"
+    assert results["podmonitor-scrapes-both-ports"].status == "warn"
