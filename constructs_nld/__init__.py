@@ -23,7 +23,7 @@ from constructs_nld.placeholders import (  # noqa: E402
     find_unresolved_placeholders,
     is_deployable,
 )
-from constructs_nld.props import CacheSettings, LivenessProbe, Ports, Toleration  # noqa: E402
+from constructs_nld.props import CacheSettings, LivenessProbe, Ports, Toleration, default_tolerations  # noqa: E402
 from constructs_nld.rules import AlertRule, AlertSettings, NodeLocalDNSAlerts, RuleGroup  # noqa: E402
 from constructs_nld.services import (  # noqa: E402
     MetricsService,
@@ -71,6 +71,7 @@ __all__ = [
     "UpstreamService",
     "UpstreamServiceProps",
     "check_deployable",
+    "default_tolerations",
     "find_unresolved_placeholders",
     "is_deployable",
     "props_from_environment",

@@ -1,0 +1,1 @@
+"""Tests of the constructs_nld package and the tooling around it."""

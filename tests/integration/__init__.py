@@ -1,0 +1,1 @@
+"""Integration tests against a real etcd + kube-apiserver (tests/controlplane.py)."""
