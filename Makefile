@@ -52,7 +52,7 @@ imports: setup
 lint: setup
 	mkdir -p .cache/mypy-path && ln -sfn ../../imports .cache/mypy-path/constructs_nld_imports
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check constructs_nld main.py deploy.py
+	$(VENV)/bin/ruff format --check .
 	MYPYPATH=.cache/mypy-path $(VENV)/bin/mypy
 
 test: setup system binaries lint

@@ -29,6 +29,8 @@ from tests.controlplane import ControlPlane  # noqa: E402
 
 @dataclass
 class Sample:
+    """One measured run."""
+
     seconds: float
     requests: int
     mutating: int

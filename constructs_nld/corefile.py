@@ -65,6 +65,14 @@ class ServerBlock:
         return tuple(d for d in self.directives if d.name == name)
 
 
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _arguments(directive: Directive) -> list[str]:
     return [*directive.args, *(arg for child in directive.block for arg in _arguments(child))]
 
@@ -110,7 +118,8 @@ class Corefile:
                         "declare it once, in the cluster-domain block"
                     )
                 seen.append(where)
-                if len(health.args) != 1 or not _HEALTH_ADDRESS.match(health.args[0]):
+                address = _HEALTH_ADDRESS.match(health.args[0]) if len(health.args) == 1 else None
+                if address is None or not _is_ip(address.group("host")):
                     raise ValueError(
                         f"blocks: health in {where!r} must be '[IPv6]:port' with brackets, "
                         f"got {' '.join(health.args)!r}"
@@ -133,15 +142,16 @@ class Corefile:
 
     @staticmethod
     def _lint_placeholders(block: ServerBlock) -> None:
-        for directive in block.directives:
-            for arg in _arguments(directive):
-                for token in _PILLAR.findall(arg):
-                    if token not in placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS:
-                        known = ", ".join(sorted(placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS))
-                        raise ValueError(
-                            f"blocks: unknown placeholder {token} in {block.key!r} "
-                            f"({directive.name}); node-cache 1.26.8 fills only {known}"
-                        )
+        places = [("zone", block.zone)]
+        places += [(d.name, arg) for d in block.directives for arg in _arguments(d)]
+        for where, text in places:
+            for token in _PILLAR.findall(text):
+                if token not in placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS:
+                    known = ", ".join(sorted(placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS))
+                    raise ValueError(
+                        f"blocks: unknown placeholder {token} in {block.key!r} "
+                        f"({where}); node-cache 1.26.8 fills only {known}"
+                    )
 
     def block(self, zone: str) -> ServerBlock:
         """The block serving ``zone``."""

@@ -45,7 +45,8 @@ __all__ = ["ChartRole", "NodeLocalDNS", "NodeLocalDNSProps"]
 ChartRole = Literal["services", "workload", "monitoring"]
 """What a chart holds, which is also its place in the apply order."""
 
-_DOMAIN = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+_DOMAIN = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*$")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,12 +125,13 @@ class NodeLocalDNSProps:
         check_dns_name("monitoring_namespace", self.monitoring_namespace)
         check_labels("labels", self.labels)
         check_labels("monitoring_labels", self.monitoring_labels)
-        check_duration("scrape_interval", self.scrape_interval)
+        check_duration("scrape_interval", self.scrape_interval, positive=True)
+        # The DaemonSet first: it checks the addresses, which the Corefile lint assumes valid.
+        self.daemon_set_props()
         self.upstream_service_props()
         self.metrics_service_props()
         self.service_account_props()
         self.config_map_props()
-        self.daemon_set_props()
         if self.monitoring:
             self.alert_rules_props()
 

@@ -24,13 +24,16 @@ __all__ = [
 _DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`')
 _WRONG_PREFIX = re.compile(r"(?<![A-Za-z0-9_:])nodelocaldns_[A-Za-z0-9_:]*")
+_WRONG_NAME_MATCHER = re.compile(r"""__name__\s*=~?\s*["'`](nodelocaldns_[^"'`]*)""")
 _ALERT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def check_duration(prop: str, value: str) -> None:
-    """Raise unless ``value`` is a non-empty Prometheus duration such as ``5m`` or ``1h30m``."""
+def check_duration(prop: str, value: str, *, positive: bool = False) -> None:
+    """Raise unless ``value`` is a Prometheus duration such as ``5m`` or ``1h30m`` (above zero if ``positive``)."""
     if not isinstance(value, str) or not value or not _DURATION.match(value):
         raise ValueError(f"{prop}: must be a Prometheus duration such as '5m', got {value!r}")
+    if positive and not any(c in "123456789" for c in value):
+        raise ValueError(f"{prop}: must be longer than zero, got {value!r}")
 
 
 def find_wrong_metric_prefix(expr: str) -> str | None:
@@ -39,6 +42,9 @@ def find_wrong_metric_prefix(expr: str) -> str | None:
     No such metric exists; node-cache's are ``coredns_nodecache_*``, and a query on the
     wrong prefix silently returns nothing.
     """
+    by_name = _WRONG_NAME_MATCHER.search(expr)
+    if by_name:
+        return by_name.group(1)
     match = _WRONG_PREFIX.search(_QUOTED.sub('""', expr))
     return match.group(0) if match else None
 

@@ -62,7 +62,7 @@ class PodMonitorProps(ObjectProps):
         super().__post_init__()
         check_dns_name("target_namespace", self.target_namespace)
         check_selector("selector", self.selector, "the node-cache pods")
-        check_duration("interval", self.interval)
+        check_duration("interval", self.interval, positive=True)
 
     @property
     def job(self) -> str:

@@ -367,8 +367,11 @@ def test_dry_run_of_a_needed_restart_persists_nothing(cluster: ControlPlane, api
     assert run(cluster, "--dry-run") == 0
 
     assert cluster.mutating_requests_since(mark) == []
-    restarts = [e for e in cluster.requests_since(mark)
-                if "fieldManager=nld-deploy-rollout" in e["requestURI"] and "dryRun=All" in e["requestURI"]]
+    restarts = [
+        e
+        for e in cluster.requests_since(mark)
+        if "fieldManager=nld-deploy-rollout" in e["requestURI"] and "dryRun=All" in e["requestURI"]
+    ]
     assert len(restarts) == 1
     assert restarted_at(api_client) == stamp
     assert rest.get(api_client, rest.PATHS["upstream"]) is None

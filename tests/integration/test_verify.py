@@ -6,6 +6,7 @@ Node, Pod and DaemonSet status through the status subresource, as those componen
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -32,43 +33,82 @@ def run_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[str, Che
 
 
 def add_node(api: k8s.ApiClient, name: str, *, ready: bool = True, taints: list[dict[str, str]] | None = None) -> None:
-    rest.create(api, "/api/v1/nodes", {
-        "apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-        "spec": {"taints": taints or []},
-    })
-    rest.patch_status(api, f"/api/v1/nodes/{name}", {
-        "conditions": [{"type": "Ready", "status": "True" if ready else "False",
-                        "reason": "KubeletReady", "message": "test"}],
-    })
+    rest.create(
+        api,
+        "/api/v1/nodes",
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name},
+            "spec": {"taints": taints or []},
+        },
+    )
+    rest.patch_status(
+        api,
+        f"/api/v1/nodes/{name}",
+        {
+            "conditions": [
+                {"type": "Ready", "status": "True" if ready else "False", "reason": "KubeletReady", "message": "test"}
+            ],
+        },
+    )
 
 
 def add_pod(api: k8s.ApiClient, name: str, node: str, *, ready: bool = True, waiting: str = "") -> None:
-    rest.create(api, "/api/v1/namespaces/kube-system/pods", {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
-        "spec": {"nodeName": node, "serviceAccountName": "node-local-dns", "automountServiceAccountToken": False,
-                 "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}]},
-    })
-    container: dict[str, Any] = {"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
-                                 "imageID": "", "ready": ready, "restartCount": 0}
-    container["state"] = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
-    rest.patch_status(api, f"/api/v1/namespaces/kube-system/pods/{name}", {
-        "phase": "Running" if not waiting else "Pending",
-        "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
-        "containerStatuses": [container],
-    })
+    rest.create(
+        api,
+        "/api/v1/namespaces/kube-system/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
+            "spec": {
+                "nodeName": node,
+                "serviceAccountName": "node-local-dns",
+                "automountServiceAccountToken": False,
+                "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}],
+            },
+        },
+    )
+    container: dict[str, Any] = {
+        "name": "node-cache",
+        "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
+        "imageID": "",
+        "ready": ready,
+        "restartCount": 0,
+    }
+    container["state"] = (
+        {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+    )
+    rest.patch_status(
+        api,
+        f"/api/v1/namespaces/kube-system/pods/{name}",
+        {
+            "phase": "Running" if not waiting else "Pending",
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+            "containerStatuses": [container],
+        },
+    )
 
 
-def test_healthy_install_passes_every_check(cluster: ControlPlane, api_client: k8s.ApiClient,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_healthy_install_passes_every_check(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
     for node in ("node-a", "node-b"):
         add_node(api_client, node, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}])
         add_pod(api_client, f"node-local-dns-{node}", node)
-    rest.patch_status(api_client, rest.PATHS["daemon-set"], {
-        "desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 2,
-        "numberAvailable": 2, "numberMisscheduled": 0,
-    })
+    rest.patch_status(
+        api_client,
+        rest.PATHS["daemon-set"],
+        {
+            "desiredNumberScheduled": 2,
+            "currentNumberScheduled": 2,
+            "numberReady": 2,
+            "numberAvailable": 2,
+            "numberMisscheduled": 0,
+        },
+    )
 
     results = run_verify(cluster)
 
@@ -85,8 +125,9 @@ def test_healthy_install_passes_every_check(cluster: ControlPlane, api_client: k
     assert results["daemonset-healthy"].detail == "ready on 2 node(s)"
 
 
-def test_cli_verify_exit_codes(cluster: ControlPlane, api_client: k8s.ApiClient,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_verify_exit_codes(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 7
     out = capsys.readouterr().out
     assert "FAIL daemonset-healthy: daemonset node-local-dns not found" in out
@@ -135,12 +176,20 @@ def test_nodes_in_transition_are_tolerated(cluster: ControlPlane, api_client: k8
 def test_metrics_service_not_headless_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
     rest.delete(api_client, rest.PATHS["metrics"])
-    rest.create(api_client, "/api/v1/namespaces/kube-system/services", {
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": "node-local-dns-metrics", "namespace": "kube-system",
-                     "labels": {"app.kubernetes.io/managed-by": "osdc-base"}},
-        "spec": {"selector": {"k8s-app": "node-local-dns"}, "ports": [{"name": "metrics", "port": 9253}]},
-    })
+    rest.create(
+        api_client,
+        "/api/v1/namespaces/kube-system/services",
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": "node-local-dns-metrics",
+                "namespace": "kube-system",
+                "labels": {"app.kubernetes.io/managed-by": "osdc-base"},
+            },
+            "spec": {"selector": {"k8s-app": "node-local-dns"}, "ports": [{"name": "metrics", "port": 9253}]},
+        },
+    )
 
     result = run_verify(cluster)["metrics-service-headless"]
 
@@ -149,8 +198,13 @@ def test_metrics_service_not_headless_fails(cluster: ControlPlane, api_client: k
 
 def test_upstream_selector_drift_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
-    rest.request(api_client, "PATCH", rest.PATHS["upstream"], {"spec": {"selector": {"k8s-app": "coredns"}}},
-                 "application/merge-patch+json")
+    rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["upstream"],
+        {"spec": {"selector": {"k8s-app": "coredns"}}},
+        "application/merge-patch+json",
+    )
 
     result = run_verify(cluster)["upstream-service-selects-kube-dns"]
 
@@ -164,8 +218,9 @@ def test_placeholder_left_in_live_configmap_fails(cluster: ControlPlane, api_cli
     corefile = config_map["data"]["Corefile"].replace(
         config_map["data"]["Corefile"].split("bind fd00::10 ")[1].split("\n")[0], "__KUBE_DNS_CLUSTER_IP__"
     )
-    rest.request(api_client, "PATCH", rest.PATHS["config-map"], {"data": {"Corefile": corefile}},
-                 "application/merge-patch+json")
+    rest.request(
+        api_client, "PATCH", rest.PATHS["config-map"], {"data": {"Corefile": corefile}}, "application/merge-patch+json"
+    )
 
     result = run_verify(cluster)["no-unsubstituted-placeholder"]
 
@@ -181,10 +236,12 @@ def test_pods_created_before_the_upstream_service_fail(cluster: ControlPlane, ap
     upstream = rest.get(api_client, rest.PATHS["upstream"])
     assert upstream is not None
     rest.delete(api_client, rest.PATHS["upstream"])
-    upstream["metadata"] = {"name": "kube-dns-upstream", "namespace": "kube-system",
-                            "labels": upstream["metadata"]["labels"]}
+    upstream["metadata"] = {
+        "name": "kube-dns-upstream",
+        "namespace": "kube-system",
+        "labels": upstream["metadata"]["labels"],
+    }
     upstream["spec"].pop("clusterIP"), upstream["spec"].pop("clusterIPs")
-    import time
     time.sleep(1.1)  # creationTimestamp has one-second resolution
     rest.create(api_client, "/api/v1/namespaces/kube-system/services", upstream)
 
@@ -197,12 +254,16 @@ def test_pods_created_before_the_upstream_service_fail(cluster: ControlPlane, ap
 
 def test_untolerated_taints_are_listed(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
-    add_node(api_client, "node-tainted", taints=[
-        {"key": "dedicated", "value": "ci", "effect": "NoSchedule"},
-        {"key": "node-fleet", "value": "x", "effect": "NoSchedule"},
-        {"key": "spot", "effect": "NoExecute"},
-        {"key": "soft", "effect": "PreferNoSchedule"},
-    ])
+    add_node(
+        api_client,
+        "node-tainted",
+        taints=[
+            {"key": "dedicated", "value": "ci", "effect": "NoSchedule"},
+            {"key": "node-fleet", "value": "x", "effect": "NoSchedule"},
+            {"key": "spot", "effect": "NoExecute"},
+            {"key": "soft", "effect": "PreferNoSchedule"},
+        ],
+    )
     add_node(api_client, "node-base", taints=[{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}])
     add_pod(api_client, "node-local-dns-base", "node-base")
 
@@ -219,13 +280,25 @@ def test_untolerated_taints_are_listed(cluster: ControlPlane, api_client: k8s.Ap
 
 def test_wrong_metric_prefix_in_a_live_rule_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
-    rest.create(api_client, "/apis/monitoring.coreos.com/v1/namespaces/default/prometheusrules", {
-        "apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
-        "metadata": {"name": "legacy", "namespace": "default"},
-        "spec": {"groups": [{"name": "old", "rules": [
-            {"alert": "OldSetupErrors", "expr": "increase(nodelocaldns_setup_errors_total[5m]) > 0"},
-        ]}]},
-    })
+    rest.create(
+        api_client,
+        "/apis/monitoring.coreos.com/v1/namespaces/default/prometheusrules",
+        {
+            "apiVersion": "monitoring.coreos.com/v1",
+            "kind": "PrometheusRule",
+            "metadata": {"name": "legacy", "namespace": "default"},
+            "spec": {
+                "groups": [
+                    {
+                        "name": "old",
+                        "rules": [
+                            {"alert": "OldSetupErrors", "expr": "increase(nodelocaldns_setup_errors_total[5m]) > 0"},
+                        ],
+                    }
+                ]
+            },
+        },
+    )
     try:
         result = run_verify(cluster)["alert-metric-prefix"]
     finally:
@@ -238,9 +311,13 @@ def test_wrong_metric_prefix_in_a_live_rule_fails(cluster: ControlPlane, api_cli
 
 def test_pod_monitor_scraping_one_port_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
-    rest.request(api_client, "PATCH", rest.PATHS["pod-monitor"],
-                 {"spec": {"podMetricsEndpoints": [{"port": "metrics", "interval": "60s"}]}},
-                 "application/merge-patch+json")
+    rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["pod-monitor"],
+        {"spec": {"podMetricsEndpoints": [{"port": "metrics", "interval": "60s"}]}},
+        "application/merge-patch+json",
+    )
 
     result = run_verify(cluster)["podmonitor-scrapes-both-ports"]
 

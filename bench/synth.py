@@ -1,0 +1,172 @@
+"""Benchmark warm ``python main.py`` wall time against the floors it cannot beat.
+
+Cases, each a fresh subprocess timed end to end (median of ``--runs`` after one warm-up),
+interleaved run by run so that load on the machine hits every case alike:
+
+- ``python main.py``: the synth, written to a temporary ``CDK8S_OUTDIR``;
+- PyYAML floor: Python start-up plus loading the committed ``dist/*.yaml`` with
+  ``yaml.safe_load_all`` and dumping them to a temporary directory (the cost of producing
+  the same output with no cdk8s at all);
+- jsii floor: ``python -c "import cdk8s"`` (Python start-up plus the jsii Node runtime).
+
+Prints a markdown table with each case's ratio to the PyYAML floor, then PASS or FAIL
+against the target for ``python main.py``. Exits 0 either way unless ``--strict``.
+
+Usage: ``python bench/synth.py [--runs N] [--target SECONDS] [--strict]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TARGET_SECONDS = 1.5
+
+_PYYAML_ROUND_TRIP = """\
+import pathlib, sys, yaml
+source, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for path in sorted(source.glob("*.yaml")):
+    docs = list(yaml.safe_load_all(path.read_text()))
+    (target / path.name).write_text(yaml.safe_dump_all(docs, sort_keys=False))
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One command to time, and how to prepare its output directory."""
+
+    name: str
+    """Row label in the table."""
+
+    argv: tuple[str, ...]
+    """Command line; ``{out}`` in an argument is replaced by a fresh empty directory."""
+
+    sets_outdir: bool = False
+    """Whether to point ``CDK8S_OUTDIR`` at the fresh directory."""
+
+    extra_env: tuple[tuple[str, str], ...] = ()
+    """Variables added to the environment."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """Wall times of one case."""
+
+    case: Case
+    """What was timed."""
+
+    seconds: tuple[float, ...]
+    """One wall time per measured run, warm-up excluded."""
+
+    @property
+    def median(self) -> float:
+        """Median wall time."""
+        return statistics.median(self.seconds)
+
+
+def _environment(case: Case, outdir: Path) -> dict[str, str]:
+    """This environment, minus anything that would change the synth, plus the case's variables."""
+    env = {key: value for key, value in os.environ.items() if key not in ("KUBE_DNS_CLUSTER_IP", "CDK8S_OUTDIR")}
+    env.update(case.extra_env)
+    if case.sets_outdir:
+        env["CDK8S_OUTDIR"] = str(outdir)
+    return env
+
+
+def time_once(case: Case, scratch: Path, index: int) -> float:
+    """Run ``case`` once in the repo root and return its wall time; raise if it fails."""
+    out = scratch / f"{case.name.replace(' ', '-')}-{index}"
+    out.mkdir()
+    argv = [arg.replace("{out}", str(out)) for arg in case.argv]
+    env = _environment(case, out)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{case.name} exited {done.returncode}: {done.stderr.strip()}")
+    return elapsed
+
+
+def measure(to_time: Sequence[Case], runs: int, scratch: Path) -> list[Result]:
+    """One warm-up run of each case, then ``runs`` rounds timing every case once per round."""
+    for case in to_time:
+        time_once(case, scratch, 0)
+    seconds: list[list[float]] = [[] for _ in to_time]
+    for index in range(1, runs + 1):
+        for times, case in zip(seconds, to_time, strict=True):
+            times.append(time_once(case, scratch, index))
+    return [Result(case, tuple(times)) for case, times in zip(to_time, seconds, strict=True)]
+
+
+def cases(python: str) -> list[Case]:
+    """The synth and its two floors, all run with ``python``."""
+    return [
+        Case("python main.py", (python, "main.py"), sets_outdir=True),
+        Case("PyYAML floor", (python, "-c", _PYYAML_ROUND_TRIP, str(REPO_ROOT / "dist"), "{out}")),
+        # Silenced like main.py (constructs_nld does it), so the floor does not pay for the banner.
+        Case(
+            "jsii floor (import cdk8s)",
+            (python, "-c", "import cdk8s"),
+            extra_env=(("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20"),),
+        ),
+    ]
+
+
+def table(results: Sequence[Result], floor: Result) -> str:
+    """The results as a markdown table, with each median's ratio to the PyYAML floor's."""
+    lines = [
+        "| case | median s | min s | max s | runs | ratio to PyYAML floor |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for result in results:
+        lines.append(
+            f"| {result.case.name} | {result.median:.3f} | {min(result.seconds):.3f} | "
+            f"{max(result.seconds):.3f} | {len(result.seconds)} | {result.median / floor.median:.1f}x |"
+        )
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per case, after one warm-up (default: 5)")
+    parser.add_argument(
+        "--target",
+        type=float,
+        default=TARGET_SECONDS,
+        help=f"median seconds allowed for main.py (default: {TARGET_SECONDS})",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
+    parser.add_argument("--python", default=sys.executable, help="interpreter to run (default: this one)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark, print the table and the verdict; return the exit code."""
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="nld-bench-") as tmp:
+        scratch = Path(tmp)
+        results = measure(cases(args.python), args.runs, scratch)
+    synth, floor = results[0], results[1]
+    print(table(results, floor))
+    print()
+    passed = synth.median <= args.target
+    verdict = "PASS" if passed else "FAIL"
+    print(f"{verdict}: python main.py median {synth.median:.3f} s vs target {args.target:.3f} s")
+    return 1 if args.strict and not passed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

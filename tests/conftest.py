@@ -1,0 +1,51 @@
+"""Shared fixtures: the repo root and in-memory synths of the whole component."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# pytest loads this file before any test module, so constructs_nld is imported before
+# cdk8s: its __init__ silences jsii's Node 20 banner, printed when jsii first loads.
+from constructs_nld import NodeLocalDNSProps, synthesize
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The repository: ``tests/`` sits at its top level."""
+
+CLUSTER_IP = "fd00:ec2::a"
+"""A live kube-dns ClusterIP as AWS assigns it on IPv6-only EKS (10th address of the /108)."""
+
+
+def _objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
+    return [obj for chart in synthesize(props) for obj in chart.objects]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository root."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def _preview() -> list[dict[str, Any]]:
+    return _objects(NodeLocalDNSProps())
+
+
+@pytest.fixture(scope="session")
+def _deployable() -> list[dict[str, Any]]:
+    return _objects(NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP))
+
+
+@pytest.fixture
+def preview_objects(_preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every object of the default (preview) synth, in apply order; a copy per test."""
+    return copy.deepcopy(_preview)
+
+
+@pytest.fixture
+def deployable_objects(_deployable: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every object of the synth with ``kube_dns_cluster_ip=fd00:ec2::a``; a copy per test."""
+    return copy.deepcopy(_deployable)

@@ -1,0 +1,212 @@
+"""The app behind ``main.py`` and ``cdk8s synth``: environment, files written, and dist/ freshness."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from constructs_nld import NodeLocalDNSProps, Ports, props_from_environment
+from constructs_nld.app import main
+
+FILE_NAMES = [
+    r"^0000-nodelocaldns-services-[0-9a-f]{8}\.k8s\.yaml$",
+    r"^0001-nodelocaldns-workload-[0-9a-f]{8}\.k8s\.yaml$",
+    r"^0002-nodelocaldns-monitoring-[0-9a-f]{8}\.k8s\.yaml$",
+]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished synth subprocess and the directory it wrote to."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    outdir: Path
+
+    def files(self) -> dict[str, bytes]:
+        if not self.outdir.exists():
+            return {}
+        return {path.name: path.read_bytes() for path in sorted(self.outdir.iterdir())}
+
+
+def _environment(**overrides: str) -> dict[str, str]:
+    """This process's environment without anything that would change the synth or hide its banner."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("KUBE_DNS_CLUSTER_IP", "CDK8S_OUTDIR") and not key.startswith("JSII_SILENCE_")
+    }
+    env.update(overrides)
+    return env
+
+
+def _run_main(repo_root: Path, outdir: Path, **env: str) -> Run:
+    done = subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=repo_root,
+        env=_environment(CDK8S_OUTDIR=str(outdir), **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr, outdir)
+
+
+@pytest.fixture(scope="module")
+def preview_run(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return _run_main(repo_root, tmp_path_factory.mktemp("preview") / "out")
+
+
+@pytest.fixture(scope="module")
+def deployable_run(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return _run_main(repo_root, tmp_path_factory.mktemp("deployable") / "out", KUBE_DNS_CLUSTER_IP="fd00:ec2::a")
+
+
+@pytest.fixture(scope="module")
+def ipv4_run(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return _run_main(repo_root, tmp_path_factory.mktemp("ipv4") / "out", KUBE_DNS_CLUSTER_IP="10.100.0.10")
+
+
+# --- props_from_environment ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("environ", [{}, {"KUBE_DNS_CLUSTER_IP": ""}, {"KUBE_DNS_CLUSTER_IP": "  "}])
+def test_unset_or_empty_variable_gives_a_preview(environ: dict[str, str]) -> None:
+    props = props_from_environment(environ)
+
+    assert props.kube_dns_cluster_ip is None
+    assert props == NodeLocalDNSProps()
+
+
+def test_ipv6_variable_sets_the_cluster_ip() -> None:
+    props = props_from_environment({"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"})
+
+    assert props.kube_dns_cluster_ip == "fd00:ec2::a"
+
+
+def test_variable_is_stripped() -> None:
+    assert props_from_environment({"KUBE_DNS_CLUSTER_IP": " fd00:ec2::a\n"}).kube_dns_cluster_ip == "fd00:ec2::a"
+
+
+def test_variable_keeps_the_other_props() -> None:
+    base = NodeLocalDNSProps(namespace="dns", ports=Ports(health=8081))
+
+    props = props_from_environment({"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}, base)
+
+    assert (props.namespace, props.ports.health, props.kube_dns_cluster_ip) == ("dns", 8081, "fd00:ec2::a")
+
+
+def test_fails_when_variable_is_ipv4() -> None:
+    with pytest.raises(
+        ValueError, match=r"^kube_dns_cluster_ip: .*different address families.*\(from \$KUBE_DNS_CLUSTER_IP\)$"
+    ):
+        props_from_environment({"KUBE_DNS_CLUSTER_IP": "10.100.0.10"})
+
+
+def test_fails_when_variable_is_link_local() -> None:
+    with pytest.raises(
+        ValueError, match=r"^kube_dns_cluster_ip: must not be link-local.*\(from \$KUBE_DNS_CLUSTER_IP\)$"
+    ):
+        props_from_environment({"KUBE_DNS_CLUSTER_IP": "fe80::a"})
+
+
+def test_main_returns_2_and_prints_the_error_on_a_bad_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main({"KUBE_DNS_CLUSTER_IP": "10.100.0.10"}) == 2
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert re.fullmatch(r"error: kube_dns_cluster_ip: .*\(from \$KUBE_DNS_CLUSTER_IP\)\n", captured.err)
+
+
+# --- python main.py ------------------------------------------------------------------------
+
+
+def test_main_writes_three_files_in_apply_order(preview_run: Run) -> None:
+    assert preview_run.returncode == 0, preview_run.stderr
+
+    names = list(preview_run.files())
+    assert len(names) == 3, names
+    for name, pattern in zip(names, FILE_NAMES, strict=True):
+        assert re.match(pattern, name), name
+
+
+def test_files_hold_the_kinds_of_their_chart(preview_run: Run) -> None:
+    kinds = [[doc["kind"] for doc in yaml.safe_load_all(content)] for content in preview_run.files().values()]
+
+    assert kinds == [
+        ["Service", "Service"],
+        ["ServiceAccount", "ConfigMap", "DaemonSet"],
+        ["PodMonitor", "PrometheusRule"],
+    ]
+
+
+def test_good_run_prints_nothing_on_stderr(preview_run: Run, deployable_run: Run) -> None:
+    assert preview_run.stderr == ""
+    assert deployable_run.stderr == ""
+
+
+def test_cluster_ip_variable_reaches_binds_and_localip(deployable_run: Run) -> None:
+    assert deployable_run.returncode == 0, deployable_run.stderr
+    files = deployable_run.files()
+    (workload,) = [content.decode() for name, content in files.items() if "-workload-" in name]
+    docs = {doc["kind"]: doc for doc in yaml.safe_load_all(workload)}
+
+    corefile = docs["ConfigMap"]["data"]["Corefile"]
+    binds = [line.strip() for line in corefile.splitlines() if line.strip().startswith("bind ")]
+    assert binds == ["bind fd00::10 fd00:ec2::a"] * 4
+    args = docs["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["-localip", "fd00::10,fd00:ec2::a"]
+    for content in files.values():
+        assert b"__KUBE_DNS_CLUSTER_IP__" not in content
+
+
+def test_ipv4_variable_exits_2_with_an_error_and_writes_nothing(ipv4_run: Run) -> None:
+    assert ipv4_run.returncode == 2
+    assert ipv4_run.stdout == ""
+    assert re.fullmatch(r"error: kube_dns_cluster_ip: .*\(from \$KUBE_DNS_CLUSTER_IP\)\n", ipv4_run.stderr)
+    assert ipv4_run.files() == {}
+
+
+def test_committed_dist_is_fresh(preview_run: Run, repo_root: Path) -> None:
+    assert preview_run.returncode == 0, preview_run.stderr
+    committed = {path.name: path.read_bytes() for path in sorted((repo_root / "dist").iterdir())}
+    fresh = preview_run.files()
+
+    hint = "dist/ is stale: run `python main.py` (with KUBE_DNS_CLUSTER_IP unset) and commit dist/"
+    assert sorted(committed) == sorted(fresh), f"{hint}; file names differ"
+    stale = [name for name in fresh if committed[name] != fresh[name]]
+    assert not stale, f"{hint}; contents differ in {stale}"
+
+
+# --- cdk8s synth ---------------------------------------------------------------------------
+
+
+def test_cdk8s_synth_writes_the_same_bytes_as_python_main(preview_run: Run, repo_root: Path, tmp_path: Path) -> None:
+    cli = repo_root / "node_modules" / ".bin" / "cdk8s"
+    assert cli.exists(), f"{cli} is missing: run `npm ci` in the repo root"
+    outdir = tmp_path / "cdk8s-out"
+    # cdk8s.yaml runs `python main.py`: make that the python running these tests.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+    done = subprocess.run(
+        [str(cli), "synth", "--check-upgrade", "false", "--output", str(outdir)],
+        cwd=repo_root,
+        env=_environment(PATH=path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    synthesized = {path.name: path.read_bytes() for path in sorted(outdir.iterdir())}
+    assert synthesized == preview_run.files()

@@ -1,0 +1,416 @@
+"""Each object of the composed component, field by field, against the spec and DECISIONS.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cdk8s
+import pytest
+
+from constructs_nld import NodeLocalDNS, NodeLocalDNSProps, Ports, synthesize
+
+MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
+NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
+DROP_GO_AND_PROCESS = [
+    {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
+    {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
+]
+NODE_RELABEL = [{"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]
+
+
+def _one(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    found = [obj for obj in objects if obj["kind"] == kind and obj["metadata"]["name"] == name]
+    assert len(found) == 1, f"expected one {kind} {name}, got {len(found)}"
+    return found[0]
+
+
+@pytest.fixture
+def daemon_set(preview_objects: list[dict[str, Any]]) -> dict[str, Any]:
+    return _one(preview_objects, "DaemonSet", "node-local-dns")
+
+
+@pytest.fixture
+def pod_spec(daemon_set: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = daemon_set["spec"]["template"]["spec"]
+    return spec
+
+
+@pytest.fixture
+def container(pod_spec: dict[str, Any]) -> dict[str, Any]:
+    (only,) = pod_spec["containers"]
+    return dict(only)
+
+
+@pytest.fixture
+def pod_monitor(preview_objects: list[dict[str, Any]]) -> dict[str, Any]:
+    return _one(preview_objects, "PodMonitor", "nodelocaldns")
+
+
+# --- the whole synth -----------------------------------------------------------------------
+
+
+def test_synth_holds_exactly_the_spec_objects(preview_objects: list[dict[str, Any]]) -> None:
+    assert [
+        (obj["apiVersion"], obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"])
+        for obj in preview_objects
+    ] == [
+        ("v1", "Service", "kube-system", "kube-dns-upstream"),
+        ("v1", "Service", "kube-system", "node-local-dns-metrics"),
+        ("v1", "ServiceAccount", "kube-system", "node-local-dns"),
+        ("v1", "ConfigMap", "kube-system", "node-local-dns"),
+        ("apps/v1", "DaemonSet", "kube-system", "node-local-dns"),
+        ("monitoring.coreos.com/v1", "PodMonitor", "monitoring", "nodelocaldns"),
+        ("monitoring.coreos.com/v1", "PrometheusRule", "monitoring", "nodelocaldns-alerts"),
+    ]
+
+
+def test_no_rbac_or_other_unrequested_kinds(preview_objects: list[dict[str, Any]]) -> None:
+    kinds = {obj["kind"] for obj in preview_objects}
+
+    assert kinds.isdisjoint(
+        {
+            "Role",
+            "ClusterRole",
+            "RoleBinding",
+            "ClusterRoleBinding",
+            "NetworkPolicy",
+            "PodDisruptionBudget",
+            "ServiceMonitor",
+            "HorizontalPodAutoscaler",
+        }
+    )
+
+
+def test_no_annotations_anywhere(preview_objects: list[dict[str, Any]], daemon_set: dict[str, Any]) -> None:
+    annotated = [obj["kind"] for obj in preview_objects if "annotations" in obj["metadata"]]
+
+    assert annotated == []
+    assert "annotations" not in daemon_set["spec"]["template"]["metadata"]
+
+
+def test_nld_objects_carry_k8s_app_and_managed_by(preview_objects: list[dict[str, Any]]) -> None:
+    labels = {
+        obj["metadata"]["name"] + "/" + obj["kind"]: obj["metadata"]["labels"]
+        for obj in preview_objects
+        if obj["metadata"]["namespace"] == "kube-system"
+    }
+
+    assert labels == {
+        "kube-dns-upstream/Service": {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "kube-dns"},
+        "node-local-dns-metrics/Service": NODE_CACHE_LABELS,
+        "node-local-dns/ServiceAccount": NODE_CACHE_LABELS,
+        "node-local-dns/ConfigMap": NODE_CACHE_LABELS,
+        "node-local-dns/DaemonSet": NODE_CACHE_LABELS,
+    }
+
+
+# --- Services ------------------------------------------------------------------------------
+
+
+def test_upstream_service(preview_objects: list[dict[str, Any]]) -> None:
+    service = _one(preview_objects, "Service", "kube-dns-upstream")
+
+    assert service["spec"] == {
+        "ipFamilies": ["IPv6"],
+        "ipFamilyPolicy": "SingleStack",
+        "ports": [
+            {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+            {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53},
+        ],
+        "selector": {"k8s-app": "kube-dns"},
+    }
+
+
+def test_metrics_service_is_headless(preview_objects: list[dict[str, Any]]) -> None:
+    service = _one(preview_objects, "Service", "node-local-dns-metrics")
+
+    assert service["spec"] == {
+        "clusterIP": "None",
+        "ipFamilies": ["IPv6"],
+        "ipFamilyPolicy": "SingleStack",
+        "ports": [
+            {"name": "metrics", "port": 9253, "protocol": "TCP", "targetPort": 9253},
+            {"name": "metrics-binary", "port": 9353, "protocol": "TCP", "targetPort": 9353},
+        ],
+        "selector": {"k8s-app": "node-local-dns"},
+    }
+
+
+# --- ServiceAccount and ConfigMap ----------------------------------------------------------
+
+
+def test_service_account_mounts_no_token(preview_objects: list[dict[str, Any]]) -> None:
+    account = _one(preview_objects, "ServiceAccount", "node-local-dns")
+
+    assert account["automountServiceAccountToken"] is False
+    assert set(account) == {"apiVersion", "kind", "metadata", "automountServiceAccountToken"}
+
+
+def test_config_map_holds_only_the_corefile_key(preview_objects: list[dict[str, Any]]) -> None:
+    config_map = _one(preview_objects, "ConfigMap", "node-local-dns")
+
+    assert list(config_map["data"]) == ["Corefile"]
+    assert config_map["data"]["Corefile"].startswith("cluster.local:53 {\n    errors\n")
+
+
+# --- DaemonSet -----------------------------------------------------------------------------
+
+
+def test_daemon_set_selector_and_rollout(daemon_set: dict[str, Any]) -> None:
+    spec = daemon_set["spec"]
+
+    assert spec["selector"] == {"matchLabels": {"k8s-app": "node-local-dns"}}
+    assert spec["template"]["metadata"] == {"labels": NODE_CACHE_LABELS}
+    assert spec["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "1%"}}
+    assert set(spec) == {"selector", "template", "updateStrategy"}
+
+
+def test_pod_spec(pod_spec: dict[str, Any]) -> None:
+    assert pod_spec["priorityClassName"] == "system-node-critical"
+    assert pod_spec["serviceAccountName"] == "node-local-dns"
+    assert pod_spec["hostNetwork"] is True
+    assert pod_spec["dnsPolicy"] == "Default"
+    assert pod_spec["terminationGracePeriodSeconds"] == 30
+    # enableServiceLinks: false would stop kubelet injecting KUBE_DNS_UPSTREAM_SERVICE_HOST.
+    assert "enableServiceLinks" not in pod_spec
+    assert "securityContext" not in pod_spec
+    assert "initContainers" not in pod_spec
+    assert set(pod_spec) == {
+        "containers",
+        "dnsPolicy",
+        "hostNetwork",
+        "priorityClassName",
+        "serviceAccountName",
+        "terminationGracePeriodSeconds",
+        "tolerations",
+        "volumes",
+    }
+
+
+def test_tolerations_are_the_spec_four_in_order(pod_spec: dict[str, Any]) -> None:
+    assert pod_spec["tolerations"] == [
+        {"key": "CriticalAddonsOnly", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "node-fleet", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "instance-type", "operator": "Exists", "effect": "NoSchedule"},
+    ]
+
+
+def test_container_image_and_privilege(container: dict[str, Any]) -> None:
+    assert container["name"] == "node-cache"
+    assert container["image"] == "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"
+    assert container["imagePullPolicy"] == "IfNotPresent"
+    assert container["securityContext"] == {"privileged": True}
+    assert "lifecycle" not in container
+    assert "readinessProbe" not in container
+
+
+def test_container_requests_and_no_limits(container: dict[str, Any]) -> None:
+    assert container["resources"] == {"requests": {"cpu": "25m", "memory": "100Mi"}}
+    assert "limits" not in container["resources"]
+
+
+def test_container_args(container: dict[str, Any]) -> None:
+    assert container["args"] == [
+        "-localip",
+        "fd00::10,__KUBE_DNS_CLUSTER_IP__",
+        "-conf",
+        "/etc/Corefile",
+        "-upstreamsvc",
+        "kube-dns-upstream",
+        "-pidfile",
+        "/tmp/node-cache.pid",
+    ]
+    assert "command" not in container
+    assert "env" not in container
+
+
+def test_container_args_with_cluster_ip(deployable_objects: list[dict[str, Any]]) -> None:
+    daemon_set = _one(deployable_objects, "DaemonSet", "node-local-dns")
+
+    assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][:2] == ["-localip", "fd00::10,fd00:ec2::a"]
+
+
+def test_container_ports(container: dict[str, Any]) -> None:
+    assert container["ports"] == [
+        {"containerPort": 53, "name": "dns", "protocol": "UDP"},
+        {"containerPort": 53, "name": "dns-tcp", "protocol": "TCP"},
+        {"containerPort": 9253, "name": "metrics", "protocol": "TCP"},
+        {"containerPort": 9353, "name": "metrics-binary", "protocol": "TCP"},
+    ]
+
+
+def test_liveness_probe(container: dict[str, Any]) -> None:
+    assert container["livenessProbe"] == {
+        "httpGet": {"host": "fd00::10", "path": "/health", "port": 8080},
+        "initialDelaySeconds": 60,
+        "periodSeconds": 15,
+        "timeoutSeconds": 5,
+        "failureThreshold": 5,
+    }
+
+
+def test_volumes_and_mounts(pod_spec: dict[str, Any], container: dict[str, Any]) -> None:
+    assert pod_spec["volumes"] == [
+        {"name": "xtables-lock", "hostPath": {"path": "/run/xtables.lock", "type": "FileOrCreate"}},
+        {"name": "kube-dns-config", "configMap": {"name": "kube-dns", "optional": True}},
+        {
+            "name": "config-volume",
+            "configMap": {"name": "node-local-dns", "items": [{"key": "Corefile", "path": "Corefile.base"}]},
+        },
+    ]
+    assert container["volumeMounts"] == [
+        {"name": "xtables-lock", "mountPath": "/run/xtables.lock", "readOnly": False},
+        {"name": "config-volume", "mountPath": "/etc/coredns"},
+        {"name": "kube-dns-config", "mountPath": "/etc/kube-dns"},
+    ]
+
+
+def test_container_has_only_the_fields_the_spec_asks_for(container: dict[str, Any]) -> None:
+    assert set(container) == {
+        "args",
+        "image",
+        "imagePullPolicy",
+        "livenessProbe",
+        "name",
+        "ports",
+        "resources",
+        "securityContext",
+        "volumeMounts",
+    }
+
+
+def test_custom_ports_add_node_cache_flags() -> None:
+    props = NodeLocalDNSProps(ports=Ports(dns=5353, health=8081, metrics=9254, binary_metrics=9354))
+    (daemon_set,) = [obj for chart in synthesize(props) for obj in chart.objects if obj["kind"] == "DaemonSet"]
+    container = daemon_set["spec"]["template"]["spec"]["containers"][0]
+
+    assert container["args"] == [
+        "-localip",
+        "fd00::10,__KUBE_DNS_CLUSTER_IP__",
+        "-conf",
+        "/etc/Corefile",
+        "-upstreamsvc",
+        "kube-dns-upstream",
+        "-pidfile",
+        "/tmp/node-cache.pid",
+        "-health-port",
+        "8081",
+        "-metrics-listen-address",
+        "[::]:9354",
+    ]
+    assert container["livenessProbe"]["httpGet"] == {"host": "fd00::10", "path": "/health", "port": 8081}
+    assert [port["containerPort"] for port in container["ports"]] == [5353, 5353, 9254, 9354]
+
+
+def test_custom_limit_other_than_cpu_and_memory_is_rendered() -> None:
+    props = NodeLocalDNSProps(limits={"ephemeral-storage": "1Gi"})
+    (daemon_set,) = [obj for chart in synthesize(props) for obj in chart.objects if obj["kind"] == "DaemonSet"]
+
+    assert daemon_set["spec"]["template"]["spec"]["containers"][0]["resources"] == {
+        "limits": {"ephemeral-storage": "1Gi"},
+        "requests": {"cpu": "25m", "memory": "100Mi"},
+    }
+
+
+# --- monitoring ----------------------------------------------------------------------------
+
+
+def test_pod_monitor(pod_monitor: dict[str, Any]) -> None:
+    assert pod_monitor["metadata"] == {
+        "name": "nodelocaldns",
+        "namespace": "monitoring",
+        "labels": {"app.kubernetes.io/part-of": "osdc-monitoring"},
+    }
+    assert pod_monitor["spec"]["selector"] == {"matchLabels": {"k8s-app": "node-local-dns"}}
+    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
+
+
+def test_pod_monitor_scrapes_both_ports(pod_monitor: dict[str, Any]) -> None:
+    assert pod_monitor["spec"]["podMetricsEndpoints"] == [
+        {
+            "port": "metrics",
+            "interval": "60s",
+            "relabelings": NODE_RELABEL,
+            "metricRelabelings": [
+                *DROP_GO_AND_PROCESS,
+                {"action": "drop", "regex": "coredns_.*_request_duration_seconds_bucket", "sourceLabels": ["__name__"]},
+            ],
+        },
+        {
+            "port": "metrics-binary",
+            "interval": "60s",
+            "relabelings": NODE_RELABEL,
+            "metricRelabelings": DROP_GO_AND_PROCESS,
+        },
+    ]
+
+
+def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
+    rule = _one(preview_objects, "PrometheusRule", "nodelocaldns-alerts")
+
+    assert rule["metadata"] == {
+        "name": "nodelocaldns-alerts",
+        "namespace": "monitoring",
+        "labels": {"app.kubernetes.io/part-of": "osdc-monitoring"},
+    }
+    (group,) = rule["spec"]["groups"]
+    assert group["name"] == "nodelocaldns"
+    assert [(r["alert"], r["for"], r["labels"]) for r in group["rules"]] == [
+        ("NodeLocalDNSSetupErrors", "5m", {"severity": "critical"}),
+        ("NodeLocalDNSPodRestarting", "10m", {"severity": "warning"}),
+        ("NodeLocalDNSDaemonSetDegraded", "15m", {"severity": "warning"}),
+        ("NodeLocalDNSMetricsDown", "10m", {"severity": "warning"}),
+    ]
+    assert group["rules"][0]["expr"] == "increase(coredns_nodecache_setup_errors_total[5m]) > 0"
+    assert set(group["rules"][0]) == {"alert", "annotations", "expr", "for", "labels"}
+    assert set(group["rules"][0]["annotations"]) == {"summary", "description"}
+
+
+def test_custom_monitoring_props() -> None:
+    props = NodeLocalDNSProps(
+        namespace="dns", monitoring_namespace="observability", scrape_interval="30s", monitoring_labels={"team": "sre"}
+    )
+    objects = {obj["kind"]: obj for chart in synthesize(props) for obj in chart.objects}
+
+    pod_monitor = objects["PodMonitor"]
+    assert pod_monitor["metadata"] == {"name": "nodelocaldns", "namespace": "observability", "labels": {"team": "sre"}}
+    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["dns"]}
+    assert [endpoint["interval"] for endpoint in pod_monitor["spec"]["podMetricsEndpoints"]] == ["30s", "30s"]
+    rules = objects["PrometheusRule"]["spec"]["groups"][0]["rules"]
+    assert rules[3]["expr"] == (
+        'up{job="observability/nodelocaldns"} == 0 or absent(up{job="observability/nodelocaldns"})'
+    )
+
+
+# --- composition ---------------------------------------------------------------------------
+
+
+def test_without_monitoring_there_are_two_charts_and_no_monitoring_kinds() -> None:
+    charts = synthesize(NodeLocalDNSProps(monitoring=False))
+
+    assert [chart.role for chart in charts] == ["services", "workload"]
+    kinds = [obj["kind"] for chart in charts for obj in chart.objects]
+    assert kinds == ["Service", "Service", "ServiceAccount", "ConfigMap", "DaemonSet"]
+
+
+def test_without_monitoring_the_construct_has_no_monitoring_chart() -> None:
+    component = NodeLocalDNS(cdk8s.App(), "nld", NodeLocalDNSProps(monitoring=False))
+
+    assert component.monitoring_chart is None
+    assert [role for role, _ in component.charts] == ["services", "workload"]
+
+
+def test_chart_roles_in_apply_order() -> None:
+    assert [chart.role for chart in synthesize(NodeLocalDNSProps())] == ["services", "workload", "monitoring"]
+
+
+def test_chart_dependencies_give_services_then_workload_then_monitoring() -> None:
+    app = cdk8s.App()
+    component = NodeLocalDNS(app, "nld")
+    assert component.monitoring_chart is not None
+
+    assert component.services_chart.node.dependencies == []
+    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld/services"]
+    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld/workload"]
+    assert [chart.node.path for chart in app.charts] == ["nld/services", "nld/workload", "nld/monitoring"]

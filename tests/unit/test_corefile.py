@@ -1,0 +1,330 @@
+"""The Corefile model: its text, its four blocks and the lint that refuses what node-cache rejects."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from constructs_nld import CacheSettings, Corefile, Directive, NodeLocalDNSProps, Ports, ServerBlock
+from constructs_nld.corefile import node_local_dns_corefile
+
+PREVIEW_COREFILE = """\
+cluster.local:53 {
+    errors
+    cache {
+        success 9984 30
+        denial 9984 5
+    }
+    reload
+    loop
+    bind fd00::10 __KUBE_DNS_CLUSTER_IP__
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9253
+    health [fd00::10]:8080
+}
+in-addr.arpa:53 {
+    errors
+    cache 30
+    reload
+    loop
+    bind fd00::10 __KUBE_DNS_CLUSTER_IP__
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9253
+}
+ip6.arpa:53 {
+    errors
+    cache 30
+    reload
+    loop
+    bind fd00::10 __KUBE_DNS_CLUSTER_IP__
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9253
+}
+.:53 {
+    errors
+    cache 30
+    reload
+    loop
+    bind fd00::10 __KUBE_DNS_CLUSTER_IP__
+    forward . __PILLAR__UPSTREAM__SERVERS__
+    prometheus :9253
+}
+"""
+
+HEALTH = Directive("health", ("[fd00::10]:8080",))
+
+
+def _blocks(text: str) -> dict[str, str]:
+    """Split Corefile text into ``{header: body}`` by its top-level ``zone:port {`` lines."""
+    found = re.findall(r"^(\S+:\d+) \{\n(.*?)^\}$", text, flags=re.MULTILINE | re.DOTALL)
+    return dict(found)
+
+
+def _corefile(*blocks: ServerBlock, cluster_domain: str = "cluster.local") -> Corefile:
+    return Corefile(cluster_domain=cluster_domain, blocks=blocks)
+
+
+@pytest.fixture
+def preview_text() -> str:
+    return NodeLocalDNSProps().config_map_props().corefile.render()
+
+
+@pytest.fixture
+def deployable_text() -> str:
+    return NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a").config_map_props().corefile.render()
+
+
+# --- the default Corefile ------------------------------------------------------------------
+
+
+def test_default_corefile_text(preview_text: str) -> None:
+    assert preview_text == PREVIEW_COREFILE
+
+
+def test_corefile_with_cluster_ip_binds_it_everywhere(deployable_text: str) -> None:
+    assert deployable_text == PREVIEW_COREFILE.replace("__KUBE_DNS_CLUSTER_IP__", "fd00:ec2::a")
+    assert deployable_text.count("bind fd00::10 fd00:ec2::a\n") == 4
+
+
+def test_four_blocks_in_order(preview_text: str) -> None:
+    assert list(_blocks(preview_text)) == ["cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53", ".:53"]
+
+
+def test_model_has_four_blocks_in_order() -> None:
+    corefile = NodeLocalDNSProps().config_map_props().corefile
+
+    assert [block.key for block in corefile.blocks] == ["cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53", ".:53"]
+    assert corefile.cluster_domain == "cluster.local"
+
+
+def test_bind_lines_carry_no_brackets(deployable_text: str) -> None:
+    binds = [line.strip() for line in deployable_text.splitlines() if line.strip().startswith("bind ")]
+
+    assert binds == ["bind fd00::10 fd00:ec2::a"] * 4
+    assert not any("[" in line or "]" in line for line in binds)
+
+
+def test_health_only_in_the_cluster_domain_block(preview_text: str) -> None:
+    blocks = _blocks(preview_text)
+
+    assert preview_text.count("health") == 1
+    assert "    health [fd00::10]:8080\n" in blocks["cluster.local:53"]
+    for header in ("in-addr.arpa:53", "ip6.arpa:53", ".:53"):
+        assert "health" not in blocks[header]
+
+
+@pytest.mark.parametrize("header", ["cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53"])
+def test_cluster_blocks_force_tcp_to_the_upstream_service(preview_text: str, header: str) -> None:
+    body = _blocks(preview_text)[header]
+
+    assert "    forward . __PILLAR__CLUSTER__DNS__ {\n        force_tcp\n    }\n" in body
+    assert "__PILLAR__UPSTREAM__SERVERS__" not in body
+
+
+def test_catch_all_forwards_to_the_node_resolvers_without_force_tcp(preview_text: str) -> None:
+    body = _blocks(preview_text)[".:53"]
+
+    assert "    forward . __PILLAR__UPSTREAM__SERVERS__\n" in body
+    assert "force_tcp" not in body
+    assert "__PILLAR__CLUSTER__DNS__" not in body
+
+
+def test_every_block_exports_metrics_on_9253(preview_text: str) -> None:
+    for body in _blocks(preview_text).values():
+        assert "    prometheus :9253\n" in body
+
+
+def test_custom_cluster_domain_and_cache_render() -> None:
+    corefile = node_local_dns_corefile(
+        cluster_domain="example.internal",
+        bind_addresses=("fd00::53", "fd00:ec2::a"),
+        health_address="fd00::53",
+        ports=Ports(dns=5353, health=8081, metrics=9254),
+        cache=CacheSettings(success_capacity=100, success_ttl=60, denial_capacity=50, denial_ttl=2, other_zones_ttl=10),
+    )
+
+    text = corefile.render()
+
+    assert (
+        text
+        == """\
+example.internal:5353 {
+    errors
+    cache {
+        success 100 60
+        denial 50 2
+    }
+    reload
+    loop
+    bind fd00::53 fd00:ec2::a
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9254
+    health [fd00::53]:8081
+}
+in-addr.arpa:5353 {
+    errors
+    cache 10
+    reload
+    loop
+    bind fd00::53 fd00:ec2::a
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9254
+}
+ip6.arpa:5353 {
+    errors
+    cache 10
+    reload
+    loop
+    bind fd00::53 fd00:ec2::a
+    forward . __PILLAR__CLUSTER__DNS__ {
+        force_tcp
+    }
+    prometheus :9254
+}
+.:5353 {
+    errors
+    cache 10
+    reload
+    loop
+    bind fd00::53 fd00:ec2::a
+    forward . __PILLAR__UPSTREAM__SERVERS__
+    prometheus :9254
+}
+"""
+    )
+
+
+def test_props_cluster_domain_reaches_the_corefile() -> None:
+    corefile = NodeLocalDNSProps(cluster_domain="example.internal").config_map_props().corefile
+
+    assert corefile.cluster_domain == "example.internal"
+    assert corefile.render().startswith("example.internal:53 {\n")
+    assert corefile.block("example.internal").find("health") == (HEALTH,)
+
+
+def test_block_lookup_fails_for_an_unknown_zone() -> None:
+    corefile = NodeLocalDNSProps().config_map_props().corefile
+
+    with pytest.raises(KeyError):
+        corefile.block("example.com")
+
+
+def test_hand_built_corefile_renders_nested_blocks() -> None:
+    corefile = _corefile(
+        ServerBlock(
+            zone=".",
+            port=53,
+            directives=(Directive("forward", (".", "fd00::1"), (Directive("except", ("cluster.local",)),)),),
+        )
+    )
+
+    assert corefile.render() == ".:53 {\n    forward . fd00::1 {\n        except cluster.local\n    }\n}\n"
+
+
+def test_runtime_placeholders_are_accepted_in_arguments() -> None:
+    corefile = _corefile(
+        ServerBlock(
+            zone=".",
+            port=53,
+            directives=(
+                Directive("bind", ("__PILLAR__LOCAL__DNS__",)),
+                Directive("forward", (".", "__PILLAR__UPSTREAM__SERVERS__")),
+            ),
+        )
+    )
+
+    assert corefile.render() == (
+        ".:53 {\n    bind __PILLAR__LOCAL__DNS__\n    forward . __PILLAR__UPSTREAM__SERVERS__\n}\n"
+    )
+
+
+# --- lint ----------------------------------------------------------------------------------
+
+
+def test_fails_when_health_is_in_the_catch_all_block() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health \[fd00::10\]:8080 is declared in '\.:53'"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(HEALTH,)))
+
+
+def test_fails_when_health_is_declared_in_two_blocks() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health .* is declared in 'in-addr\.arpa:53'"):
+        _corefile(
+            ServerBlock(zone="cluster.local", port=53, directives=(HEALTH,)),
+            ServerBlock(zone="in-addr.arpa", port=53, directives=(HEALTH,)),
+        )
+
+
+def test_fails_when_health_is_declared_in_two_cluster_domain_blocks() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health is declared twice \(in 'cluster\.local:53' and"):
+        _corefile(
+            ServerBlock(zone="cluster.local", port=53, directives=(HEALTH,)),
+            ServerBlock(zone="cluster.local", port=5353, directives=(HEALTH,)),
+        )
+
+
+def test_fails_when_health_is_declared_twice_in_one_block() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health is declared twice"):
+        _corefile(ServerBlock(zone="cluster.local", port=53, directives=(HEALTH, HEALTH)))
+
+
+@pytest.mark.parametrize("args", [("fd00::10:8080",), (), ("[fd00::10]",), ("[fd00::10]:8080", "extra")])
+def test_fails_when_health_address_is_not_bracketed_with_a_port(args: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health in 'cluster\.local:53' must be '\[IPv6\]:port'"):
+        _corefile(ServerBlock(zone="cluster.local", port=53, directives=(Directive("health", args),)))
+
+
+def test_fails_when_health_host_is_not_an_address() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: health"):
+        _corefile(ServerBlock(zone="cluster.local", port=53, directives=(Directive("health", ("[localhost]:8080",)),)))
+
+
+@pytest.mark.parametrize("token", ["__PILLAR__DNS__DOMAIN__", "__PILLAR__FOO__"])
+def test_fails_when_an_argument_holds_an_unknown_placeholder(token: str) -> None:
+    with pytest.raises(ValueError, match=rf"^blocks: unknown placeholder {token} in '\.:53' \(forward\)"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(Directive("forward", (".", token)),)))
+
+
+def test_fails_when_a_nested_argument_holds_an_unknown_placeholder() -> None:
+    nested = Directive("forward", (".", "fd00::1"), (Directive("except", ("__PILLAR__FOO__",)),))
+
+    with pytest.raises(ValueError, match=r"^blocks: unknown placeholder __PILLAR__FOO__"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(nested,)))
+
+
+def test_fails_when_a_zone_holds_an_unknown_placeholder() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: unknown placeholder __PILLAR__DNS__DOMAIN__"):
+        _corefile(ServerBlock(zone="__PILLAR__DNS__DOMAIN__", port=53, directives=(Directive("errors"),)))
+
+
+def test_fails_when_bind_address_is_bracketed() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: bind in '\.:53' takes bare addresses without brackets"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", ("[fd00::10]",)),)))
+
+
+def test_fails_when_bind_argument_is_not_an_address() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: bind in '\.:53' takes IP addresses, got 'localhost'"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", ("localhost",)),)))
+
+
+def test_fails_when_a_server_block_is_declared_twice() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: server block '\.:53' is declared twice"):
+        _corefile(
+            ServerBlock(zone=".", port=53, directives=(Directive("errors"),)),
+            ServerBlock(zone=".", port=53, directives=(Directive("errors"),)),
+        )
+
+
+def test_fails_when_the_corefile_is_empty() -> None:
+    with pytest.raises(ValueError, match=r"^blocks: a Corefile needs at least one server block, got none"):
+        _corefile()

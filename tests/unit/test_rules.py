@@ -1,0 +1,178 @@
+"""The alert rules model: the four alerts, and the lint of names, queries and durations."""
+
+from __future__ import annotations
+
+import pytest
+
+from constructs_nld import AlertRule, AlertSettings, NodeLocalDNSAlerts, NodeLocalDNSProps, RuleGroup
+from constructs_nld.rules import node_local_dns_rules
+
+WARNING = AlertSettings(for_="5m", severity="warning")
+
+
+def _rule(expr: str = "up == 0", alert: str = "SomethingDown") -> AlertRule:
+    return AlertRule(alert=alert, expr=expr, settings=WARNING, summary="s", description="d")
+
+
+@pytest.fixture
+def group() -> RuleGroup:
+    return NodeLocalDNSProps().alert_rules_props().group
+
+
+def test_group_name_and_alert_names_in_order(group: RuleGroup) -> None:
+    assert group.name == "nodelocaldns"
+    assert [rule.alert for rule in group.rules] == [
+        "NodeLocalDNSSetupErrors",
+        "NodeLocalDNSPodRestarting",
+        "NodeLocalDNSDaemonSetDegraded",
+        "NodeLocalDNSMetricsDown",
+    ]
+
+
+def test_exprs_are_the_production_queries_plus_metrics_down(group: RuleGroup) -> None:
+    assert {rule.alert: rule.expr for rule in group.rules} == {
+        "NodeLocalDNSSetupErrors": "increase(coredns_nodecache_setup_errors_total[5m]) > 0",
+        "NodeLocalDNSPodRestarting": (
+            'rate(kube_pod_container_status_restarts_total{namespace="kube-system", container="node-cache"}[15m]) > 0'
+        ),
+        "NodeLocalDNSDaemonSetDegraded": (
+            'kube_daemonset_status_number_unavailable{namespace="kube-system", daemonset="node-local-dns"} > 0'
+        ),
+        "NodeLocalDNSMetricsDown": (
+            'up{job="monitoring/nodelocaldns"} == 0 or absent(up{job="monitoring/nodelocaldns"})'
+        ),
+    }
+
+
+def test_for_and_severity_defaults(group: RuleGroup) -> None:
+    assert {rule.alert: (rule.settings.for_, rule.settings.severity) for rule in group.rules} == {
+        "NodeLocalDNSSetupErrors": ("5m", "critical"),
+        "NodeLocalDNSPodRestarting": ("10m", "warning"),
+        "NodeLocalDNSDaemonSetDegraded": ("15m", "warning"),
+        "NodeLocalDNSMetricsDown": ("10m", "warning"),
+    }
+
+
+def test_annotations(group: RuleGroup) -> None:
+    assert {rule.alert: (rule.summary, rule.description) for rule in group.rules} == {
+        "NodeLocalDNSSetupErrors": (
+            "node-cache failed to set up iptables rules or its interface",
+            "node-cache on node {{ $labels.node }} (pod {{ $labels.pod }}) reports {{ $labels.errortype }} "
+            "setup errors. Check its logs: kubectl logs -n kube-system {{ $labels.pod }}.",
+        ),
+        "NodeLocalDNSPodRestarting": (
+            "node-cache containers are restarting",
+            "{{ $labels.pod }} restarted in the last 15 minutes: iptables or binary trouble, or a Corefile "
+            "that does not load.",
+        ),
+        "NodeLocalDNSDaemonSetDegraded": (
+            "node-local-dns pods are unavailable",
+            "{{ $value }} node-local-dns pods have been unavailable for 15m: look for image pulls, "
+            "scheduling or crashloops. Those nodes fall through to cluster CoreDNS.",
+        ),
+        "NodeLocalDNSMetricsDown": (
+            "node-cache metrics are not being scraped",
+            "A monitoring/nodelocaldns target is down (node {{ $labels.node }}) or none is left; "
+            "NodeLocalDNSSetupErrors cannot fire without these metrics.",
+        ),
+    }
+
+
+def test_no_query_uses_the_nonexistent_prefixes(group: RuleGroup) -> None:
+    for rule in group.rules:
+        assert "nodelocaldns_" not in rule.expr
+        assert "coredns_nodecache_dummy_count" not in rule.expr
+
+
+def test_custom_names_and_settings_reach_the_queries() -> None:
+    group = node_local_dns_rules(
+        alerts=NodeLocalDNSAlerts(daemonset_degraded=AlertSettings(for_="30m", severity="page")),
+        namespace="dns",
+        daemon_set="nld",
+        container="cache",
+        scrape_job="observability/nld",
+    )
+
+    by_name = {rule.alert: rule for rule in group.rules}
+    assert by_name["NodeLocalDNSPodRestarting"].expr == (
+        'rate(kube_pod_container_status_restarts_total{namespace="dns", container="cache"}[15m]) > 0'
+    )
+    assert by_name["NodeLocalDNSDaemonSetDegraded"].expr == (
+        'kube_daemonset_status_number_unavailable{namespace="dns", daemonset="nld"} > 0'
+    )
+    assert by_name["NodeLocalDNSDaemonSetDegraded"].settings == AlertSettings(for_="30m", severity="page")
+    assert by_name["NodeLocalDNSDaemonSetDegraded"].description.startswith(
+        "{{ $value }} nld pods have been unavailable for 30m: "
+    )
+    assert by_name["NodeLocalDNSMetricsDown"].expr == (
+        'up{job="observability/nld"} == 0 or absent(up{job="observability/nld"})'
+    )
+
+
+def test_props_wire_namespace_and_job_into_the_rules() -> None:
+    group = NodeLocalDNSProps(namespace="dns", monitoring_namespace="observability").alert_rules_props().group
+
+    exprs = {rule.alert: rule.expr for rule in group.rules}
+    assert exprs["NodeLocalDNSPodRestarting"] == (
+        'rate(kube_pod_container_status_restarts_total{namespace="dns", container="node-cache"}[15m]) > 0'
+    )
+    assert exprs["NodeLocalDNSMetricsDown"] == (
+        'up{job="observability/nodelocaldns"} == 0 or absent(up{job="observability/nodelocaldns"})'
+    )
+
+
+# --- lint ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "increase(nodelocaldns_setup_errors_total[5m]) > 0",
+        "nodelocaldns_setup_errors_total > 0",
+        "sum by (node) (nodelocaldns_dummy_count)",
+    ],
+)
+def test_fails_when_expr_uses_the_nodelocaldns_prefix(expr: str) -> None:
+    with pytest.raises(ValueError, match=r"^expr: metric 'nodelocaldns_\w+' in alert 'SomethingDown' does not exist"):
+        _rule(expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        'up{job="nodelocaldns_x"} == 0',
+        "up{job='nodelocaldns_x'} == 0",
+        'up{job="a\\"nodelocaldns_x"} == 0',
+        "coredns_nodelocaldns_x > 0",
+        "increase(coredns_nodecache_setup_errors_total[5m]) > 0",
+    ],
+)
+def test_accepts_nodelocaldns_text_that_is_not_a_metric_name(expr: str) -> None:
+    assert _rule(expr).expr == expr
+
+
+def test_fails_when_name_matcher_uses_the_nodelocaldns_prefix() -> None:
+    with pytest.raises(ValueError, match=r"^expr:"):
+        _rule('{__name__="nodelocaldns_setup_errors_total"} > 0')
+
+
+@pytest.mark.parametrize("value", ["5x", "", "5", "1.5m"])
+def test_fails_when_for_is_not_a_duration(value: str) -> None:
+    with pytest.raises(ValueError, match=rf"^for_: must be a Prometheus duration such as '5m', got '{value}'"):
+        AlertSettings(for_=value, severity="warning")
+
+
+@pytest.mark.parametrize("value", ["1h30m", "90s", "1d", "500ms", "2w"])
+def test_accepts_prometheus_durations(value: str) -> None:
+    assert AlertSettings(for_=value, severity="warning").for_ == value
+
+
+@pytest.mark.parametrize("name", ["Node-Local-DNS", "1Alert", ""])
+def test_fails_when_alert_name_is_invalid(name: str) -> None:
+    with pytest.raises(ValueError, match=r"^alert: must be a metric-style name"):
+        _rule(alert=name)
+
+
+def test_fails_when_alert_names_repeat_in_a_group() -> None:
+    with pytest.raises(ValueError, match=r"^rules: alert 'SomethingDown' is declared twice in group 'g'"):
+        RuleGroup(name="g", rules=(_rule(), _rule()))

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# Build etcd, kube-apiserver, node-cache and coredns from source, through the Go
+# module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
+# cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
+# (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
+# built from; otherwise it is rebuilt.
+#
+#   tools/build-binaries.sh                       # all four
+#   tools/build-binaries.sh etcd kube-apiserver   # a selection
+#
+# Environment:
+#   NLD_CACHE_DIR       cache root (default: <repo>/.cache)
+#   NLD_GOTOOLCHAIN     value for GOTOOLCHAIN (default: local; the approved
+#                       newer toolchain is go1.27.3, none of the versions below
+#                       needs it)
+#   NLD_NODE_CACHE_SRC  path to a local checkout of github.com/kubernetes/dns at
+#                       $NODE_CACHE_COMMIT; used only when the module proxy
+#                       does not serve k8s.io/dns (see NODE_CACHE_COMMIT below)
+#
+# Each build uses a throwaway module under <cache>/src/<name> that requires the
+# upstream module, then `go build`s the upstream main package. The shared
+# GOMODCACHE/GOCACHE (go env defaults) make rebuilds fast.
+set -euo pipefail
+
+# ---------------------------------------------------------------- versions ---
+# etcd: newest 3.6.x patch the proxy serves. kubeadm v1.34.4 pairs kubernetes
+# 1.34 with etcd 3.6.5 (cmd/kubeadm/app/constants: DefaultEtcdVersion); 3.6.16 is
+# the same minor with later fixes. Its go.mod says `go 1.26.0` (toolchain line
+# go1.26.10 only applies when etcd itself is the main module), so it builds
+# with the local go1.26.8.
+ETCD_VERSION=v3.6.16
+# kubernetes: newest v1.34.x patch the proxy serves (v1.34.0/.2/.3/.4 listed);
+# go.mod says `go 1.24.0`. Staging modules are used at the matching v0.34.4.
+KUBE_VERSION=v1.34.4
+# node-cache: commit of kubernetes/dns that image
+# registry.k8s.io/dns/k8s-dns-node-cache:1.26.8 was built from; the version
+# string stamped into k8s.io/dns/pkg/version.VERSION is the image tag.
+NODE_CACHE_COMMIT=9aa70b8f97dc
+NODE_CACHE_VERSION=1.26.8
+# coredns: newest v1.13.x release. The proxy's @v/list only shows v1.14.3+, but
+# it serves v1.13.1 by exact version; go.mod says `go 1.24.0`.
+COREDNS_VERSION=v1.13.1
+
+# Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
+RECIPE_REV=1
+
+ALL_BINARIES=(etcd kube-apiserver node-cache coredns)
+
+# ------------------------------------------------------------------ setup ---
+PROG=build-binaries.sh
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${NLD_CACHE_DIR:-$REPO_ROOT/.cache}
+BIN_DIR=$CACHE_DIR/bin
+SRC_DIR=$CACHE_DIR/src
+STAMP_DIR=$CACHE_DIR/stamps
+LOG_DIR=$CACHE_DIR/logs
+
+die() { echo "$PROG: ERROR: $*" >&2; exit 1; }
+
+usage() {
+  local IFS='|'
+  echo "usage: $0 [${ALL_BINARIES[*]}]..."
+  echo "builds the selected binaries (default: all) into \$NLD_CACHE_DIR/bin (default <repo>/.cache/bin)"
+}
+
+SELECTED=()
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    etcd|kube-apiserver|node-cache|coredns) SELECTED+=("$arg") ;;
+    *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
+  esac
+done
+[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=("${ALL_BINARIES[@]}")
+
+command -v go >/dev/null 2>&1 || die "'go' not found in PATH"
+
+export GOTOOLCHAIN=${NLD_GOTOOLCHAIN:-local}
+export GOFLAGS="-mod=mod -buildvcs=false"
+export GOWORK=off
+export GO111MODULE=on
+export CGO_ENABLED=0
+
+mkdir -p "$BIN_DIR" "$SRC_DIR" "$STAMP_DIR" "$LOG_DIR"
+
+# Serialise concurrent runs on the same cache.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE_DIR/.lock"
+  flock -w 7200 9 || die "could not lock $CACHE_DIR/.lock"
+fi
+
+GO_VERSION=$(go env GOVERSION) || die "'go env GOVERSION' failed (GOTOOLCHAIN=$GOTOOLCHAIN)"
+GO_PLATFORM="$(go env GOOS)/$(go env GOARCH)"
+
+# ---------------------------------------------------------------- helpers ---
+LOG=/dev/null
+
+# run CMD...: log the command and its output to $LOG; on failure print the
+# command, exit code and the tail of its output, and fail.
+run() {
+  local rc=0
+  { printf '+ (cd %q &&' "$PWD"; printf ' %q' "$@"; printf ')\n'; } >>"$LOG"
+  "$@" >>"$LOG" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    {
+      printf '%s: ERROR: command failed (exit %s): (cd %q &&' "$PROG" "$rc" "$PWD"; printf ' %q' "$@"; printf ')\n'
+      echo "---- last lines of $LOG ----"
+      tail -n 25 "$LOG" | sed 's/^/    /'
+    } >&2
+    if grep -q 'GOTOOLCHAIN=local' "$LOG" && grep -qE 'requires go >= ?[0-9]' "$LOG"; then
+      echo "$PROG: a module needs a newer Go than $GO_VERSION; the approved one is used with NLD_GOTOOLCHAIN=go1.27.3" >&2
+    fi
+    return "$rc"
+  fi
+}
+
+# json_field FIELD < go-json: first "FIELD": "value" in `go ... -json` output.
+json_field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n 1; }
+
+# mod_download MODULE@QUERY: download through the proxy (checked against the
+# checksum DB); prints the `go mod download -json` record. MOD_DOWNLOAD_QUIET=1:
+# on failure only log the error.
+mod_download() {
+  local out rc=0
+  out=$(cd "$SRC_DIR" && go mod download -json "$1" 2>&1) || rc=$?
+  printf '+ go mod download -json %s\n%s\n' "$1" "$out" >>"$LOG"
+  if [[ $rc -ne 0 ]]; then
+    if [[ -z ${MOD_DOWNLOAD_QUIET:-} ]]; then
+      echo "$PROG: ERROR: command failed (exit $rc): go mod download -json $1" >&2
+      printf '%s\n' "$out" | grep -E '"Error"|^go:' | sed 's/^/    /' >&2 || true
+    fi
+    return "$rc"
+  fi
+  printf '%s\n' "$out"
+}
+
+# gomod_header GOMODFILE: the `go` and `godebug` directives of an upstream main
+# module, so our wrapper module builds with the same language version and
+# GODEBUG defaults that upstream's own build uses.
+gomod_header() {
+  awk '
+    /^go[ \t]/ { print; next }
+    /^godebug[ \t]*\(/ { inblk = 1; print; next }
+    inblk { print; if ($0 ~ /^\)/) inblk = 0; next }
+    /^godebug[ \t]/ { print }
+  ' "$1"
+}
+
+# gomod_replaces GOMODFILE: the replace directives of an upstream main module
+# that point at another module version (not at a local ./ or ../ directory), one
+# `replace A => B vX` line each. Upstream builds with them in force; in our
+# wrapper module the dependency's replaces would be ignored, so copy them.
+gomod_replaces() {
+  awk '
+    function emit(spec) {
+      sub(/\/\/.*/, "", spec)
+      n = split(spec, f, /[ \t]+/)
+      for (i = 1; i <= n; i++) if (f[i] == "=>") break
+      if (i >= n) return                      # malformed / no target
+      if (f[i+1] ~ /^(\.\.?\/|\/)/) return     # local directory target
+      if (i + 2 > n) return                   # a module target needs a version
+      print "replace " spec
+    }
+    /^replace[ \t]*\(/ { inblk = 1; next }
+    inblk && /^\)/ { inblk = 0; next }
+    inblk { line = $0; sub(/^[ \t]+/, "", line); if (line != "") emit(line); next }
+    /^replace[ \t]/ { line = $0; sub(/^replace[ \t]+/, "", line); emit(line) }
+  ' "$1"
+}
+
+# write_wrapper NAME HEADER REQUIRE TOOLPKG [EXTRA]: fresh wrapper module.
+write_wrapper() {
+  local dir=$SRC_DIR/$1 extra
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  {
+    echo "// Generated by tools/build-binaries.sh; throwaway module to build $4."
+    echo "module nld.local/build/$1"
+    echo
+    printf '%s\n' "$2"
+    echo
+    echo "require $3"
+    echo
+    extra=${5:-}
+    if [[ -n ${extra//[[:space:]]/} ]]; then printf '%s\n' "$extra"; echo; fi
+    echo "tool $4"
+  } >"$dir/go.mod"
+}
+
+# go_build NAME PKG LDFLAGS: tidy the wrapper module and build PKG into bin/NAME.
+go_build() {
+  local name=$1 pkg=$2 ldflags=$3
+  cd "$SRC_DIR/$name"
+  run go mod tidy
+  run go build -trimpath -ldflags "$ldflags" -o "$BIN_DIR/.$name.tmp" "$pkg"
+  rm -f "$STAMP_DIR/$name"   # the old stamp no longer describes bin/$name
+  mv -f "$BIN_DIR/.$name.tmp" "$BIN_DIR/$name"
+}
+
+stamp_of() { printf '%s %s %s %s recipe=%s\n' "$1" "$2" "$GO_VERSION" "$GO_PLATFORM" "$RECIPE_REV"; }
+
+# -------------------------------------------------------------- recipes ---
+build_etcd() {
+  local rec gomod sha
+  rec=$(mod_download "go.etcd.io/etcd/server/v3@$ETCD_VERSION")
+  gomod=$(json_field GoMod <<<"$rec")
+  # etcd's scripts/build_lib.sh: -X go.etcd.io/etcd/api/v3/version.GitSHA=$(git rev-parse --short HEAD).
+  # The proxy gives the commit only when it recorded an Origin; else use the tag.
+  sha=$(json_field Hash <<<"$rec")
+  sha=${sha:0:7}
+  sha=${sha:-$ETCD_VERSION}
+  write_wrapper etcd "$(gomod_header "$gomod")" "go.etcd.io/etcd/server/v3 $ETCD_VERSION" go.etcd.io/etcd/server/v3 \
+    "$(gomod_replaces "$gomod")"
+  go_build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$sha"
+}
+
+build_kube_apiserver() {
+  local rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
+  rec=$(mod_download "k8s.io/kubernetes@$KUBE_VERSION")
+  gomod=$(json_field GoMod <<<"$rec")
+  [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "KUBE_VERSION '$KUBE_VERSION' is not vMAJOR.MINOR.PATCH"
+  major=${BASH_REMATCH[1]}
+  minor=${BASH_REMATCH[2]}
+  # Every `k8s.io/X => ./staging/src/k8s.io/X` replace of kubernetes' go.mod
+  # becomes `k8s.io/X => k8s.io/X v0.MINOR.PATCH` (the published staging tag).
+  staging=$(sed -n 's#^[[:space:]]*\(replace[[:space:]]\{1,\}\)\{0,1\}\(k8s\.io/[^[:space:]]*\)[[:space:]]*=>[[:space:]]*\./staging/src/k8s\.io/.*#\2#p' "$gomod" | sort -u)
+  [[ -n $staging ]] || die "found no './staging/src/k8s.io/...' replace directives in $gomod"
+  mm="v0.${KUBE_VERSION#v${major}.}"
+  replaces="replace ("
+  for m in $staging; do replaces+=$'\n\t'"$m => $m $mm"; done
+  replaces+=$'\n)'
+  m=$(gomod_replaces "$gomod")
+  [[ -z $m ]] || replaces+=$'\n'"$m"
+  write_wrapper kube-apiserver "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
+    k8s.io/kubernetes/cmd/kube-apiserver "$replaces"
+  # As hack/lib/version.sh (kube::version::ldflags) does, for both packages.
+  kv() { ldflags+=" -X 'k8s.io/client-go/pkg/version.$1=$2' -X 'k8s.io/component-base/version.$1=$2'"; }
+  kv buildDate "$(date ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} -u +%Y-%m-%dT%H:%M:%SZ)"
+  commit=$(json_field Hash <<<"$rec")
+  [[ -n $commit ]] && kv gitCommit "$commit"
+  kv gitTreeState clean
+  kv gitVersion "$KUBE_VERSION"
+  kv gitMajor "$major"
+  kv gitMinor "$minor"
+  go_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+}
+
+build_node_cache() {
+  local rec gomod ver extra=""
+  local proxy_err
+  if rec=$(MOD_DOWNLOAD_QUIET=1 mod_download "k8s.io/dns@$NODE_CACHE_COMMIT"); then
+    ver=$(json_field Version <<<"$rec")
+    gomod=$(json_field GoMod <<<"$rec")
+  elif [[ -n ${NLD_NODE_CACHE_SRC:-} ]]; then
+    [[ -f $NLD_NODE_CACHE_SRC/go.mod && -d $NLD_NODE_CACHE_SRC/cmd/node-cache ]] ||
+      die "NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC is not a kubernetes/dns checkout (no go.mod or cmd/node-cache)"
+    echo "$PROG: note: the proxy does not serve k8s.io/dns@$NODE_CACHE_COMMIT; building node-cache from NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC" >&2
+    ver=v0.0.0-00010101000000-000000000000
+    gomod=$NLD_NODE_CACHE_SRC/go.mod
+    extra="replace k8s.io/dns => $(cd "$NLD_NODE_CACHE_SRC" && pwd)"
+  else
+    proxy_err=$(grep -m1 '"Error"' "$LOG" | sed 's/^[[:space:]]*"Error": //') || true
+    die "cannot get node-cache source: the Go module proxy refuses k8s.io/dns@$NODE_CACHE_COMMIT ($proxy_err)."$'\n'"    Command: (cd $SRC_DIR && go mod download -json k8s.io/dns@$NODE_CACHE_COMMIT)"$'\n'"    Set NLD_NODE_CACHE_SRC to a checkout of github.com/kubernetes/dns at $NODE_CACHE_COMMIT to build node-cache from it."
+  fi
+  # k8s.io/dns may pin k8s.io/* staging modules with replace directives of its
+  # own (needed when it imports k8s.io/kubernetes); they are copied over.
+  extra+=$'\n'"$(gomod_replaces "$gomod")"
+  write_wrapper node-cache "$(gomod_header "$gomod")" "k8s.io/dns $ver" k8s.io/dns/cmd/node-cache "$extra"
+  # kubernetes/dns build/build.sh: -ldflags "-X ${PKG}/pkg/version.VERSION=${VERSION}"
+  go_build node-cache k8s.io/dns/cmd/node-cache "-s -w -X k8s.io/dns/pkg/version.VERSION=$NODE_CACHE_VERSION"
+}
+
+build_coredns() {
+  local rec gomod
+  rec=$(mod_download "github.com/coredns/coredns@$COREDNS_VERSION")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper coredns "$(gomod_header "$gomod")" "github.com/coredns/coredns $COREDNS_VERSION" github.com/coredns/coredns \
+    "$(gomod_replaces "$gomod")"
+  # coredns Makefile: -ldflags="-s -w -X github.com/coredns/coredns/coremain.GitCommit=$(git describe --dirty --always)";
+  # at the release tag `git describe` prints the tag itself.
+  go_build coredns github.com/coredns/coredns "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"
+}
+
+version_of() {
+  case "$1" in
+    etcd) echo "$ETCD_VERSION" ;;
+    kube-apiserver) echo "$KUBE_VERSION" ;;
+    node-cache) echo "$NODE_CACHE_VERSION ($NODE_CACHE_COMMIT)" ;;
+    coredns) echo "$COREDNS_VERSION" ;;
+  esac
+}
+
+# ------------------------------------------------------------------ build ---
+FAILED=()
+BUILT_OK=()
+for name in "${SELECTED[@]}"; do
+  ver=$(version_of "$name")
+  stamp_file=$STAMP_DIR/$name
+  want=$(stamp_of "$name" "$ver")
+  [[ $name != node-cache || -z ${NLD_NODE_CACHE_SRC:-} ]] || want+=" src=$NLD_NODE_CACHE_SRC"
+  if [[ -x $BIN_DIR/$name && -f $stamp_file && "$(cat "$stamp_file")" == "$want" ]]; then
+    echo "$name $ver: cached"
+    BUILT_OK+=("$name")
+    continue
+  fi
+  LOG=$LOG_DIR/$name.log
+  : >"$LOG"
+  start=$SECONDS
+  rc=0
+  set +e
+  (
+    set -euo pipefail
+    "build_${name//-/_}"
+  )
+  rc=$?
+  set -e
+  if [[ $rc -eq 0 ]]; then
+    printf '%s\n' "$want" >"$stamp_file"
+    echo "$name $ver: built in $((SECONDS - start))s"
+    BUILT_OK+=("$name")
+  else
+    echo "$name $ver: FAILED after $((SECONDS - start))s (log: $LOG)" >&2
+    FAILED+=("$name")
+  fi
+done
+
+# ----------------------------------------------------------------- verify ---
+# one_line CMD...: the command's output (stdout+stderr) joined on one line.
+one_line() { "$@" 2>&1 | sed '/^[[:space:]]*$/d' | paste -sd'|' - | sed 's/|/ | /g'; }
+
+verify() {
+  local name=$1 bin=$BIN_DIR/$1 out
+  case "$name" in
+    etcd)
+      out=$(one_line "$bin" --version)
+      [[ $out == *"etcd Version: ${ETCD_VERSION#v}"* ]] || { echo "verify etcd: unexpected --version output: $out" >&2; return 1; }
+      ;;
+    kube-apiserver)
+      out=$(one_line "$bin" --version)
+      [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify kube-apiserver: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
+      ;;
+    node-cache)
+      # -h prints the usage (exit 0) before any networking setup; the usage
+      # line names the embedded CoreDNS version, the log line the image version.
+      out=$("$bin" -h 2>&1 | grep -E 'Starting node-cache image|Runs CoreDNS' | paste -sd'|' - | sed 's/|/ | /g') || true
+      [[ $out == *"node-cache image: $NODE_CACHE_VERSION"* && $out == *"Runs CoreDNS v"* ]] ||
+        { echo "verify node-cache: unexpected -h output: $out" >&2; return 1; }
+      ;;
+    coredns)
+      out=$(one_line "$bin" -version)
+      [[ $out == *"CoreDNS-${COREDNS_VERSION#v}"* ]] || { echo "verify coredns: unexpected -version output: $out" >&2; return 1; }
+      local plugins p missing=()
+      plugins=$("$bin" -plugins 2>&1)
+      for p in forward cache bind health prometheus hosts file template log errors; do
+        # `coredns -plugins` lists them as "  dns.NAME" (older) or "NAME" (1.13+).
+        grep -qxE "[[:space:]]*(dns\.)?$p" <<<"$plugins" || missing+=("$p")
+      done
+      [[ ${#missing[@]} -eq 0 ]] || { echo "verify coredns: -plugins lacks: ${missing[*]}" >&2; return 1; }
+      out+=" | plugins ok: forward cache bind health prometheus hosts file template log errors"
+      ;;
+  esac
+  echo "verify $name: $out"
+}
+
+for name in "${BUILT_OK[@]}"; do
+  if ! verify "$name"; then
+    rm -f "$STAMP_DIR/$name"   # do not trust this binary on the next run
+    FAILED+=("$name")
+  fi
+done
+
+if [[ ${#FAILED[@]} -gt 0 ]]; then
+  die "failed: ${FAILED[*]} (logs in $LOG_DIR)"
+fi
