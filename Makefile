@@ -29,17 +29,22 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian packages the tests need: promtool (prometheus), openssl for the test control plane.
+# Debian packages the tests need: promtool (prometheus), openssl for the test control plane,
+# and for the data-plane suite ip6tables, dig, dnsperf and ip.
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2
+APT_COMMANDS := promtool openssl ip6tables dig dnsperf ip
 system:
-	@if ! command -v promtool >/dev/null || ! command -v openssl >/dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "need root to apt-get install prometheus openssl" >&2; exit 1; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus openssl >/dev/null; \
+	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "missing$$missing: run as root to apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES) >/dev/null; \
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd and kube-apiserver, built from source through the Go module proxy into .cache/ (reused when present).
+# etcd, kube-apiserver and CoreDNS, built from source through the Go module proxy into .cache/
+# (reused when present). node-cache is not among them: the proxy does not serve k8s.io/dns.
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver
+	bash tools/build-binaries.sh etcd kube-apiserver coredns
 
 synth: setup
 	$(CDK8S) synth

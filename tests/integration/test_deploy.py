@@ -375,3 +375,20 @@ def test_dry_run_of_a_needed_restart_persists_nothing(cluster: ControlPlane, api
     assert len(restarts) == 1
     assert restarted_at(api_client) == stamp
     assert rest.get(api_client, rest.PATHS["upstream"]) is None
+
+
+def test_fails_when_the_context_is_not_in_the_kubeconfig(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mark = cluster.audit_mark()
+
+    assert run(cluster, "--context", "no-such-context") == 1
+
+    assert "cannot load kubeconfig" in capsys.readouterr().err
+    assert cluster.requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_fails_when_timeout_is_not_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--timeout", "0"]) == 2
+    assert "--timeout must be positive" in capsys.readouterr().err
