@@ -30,9 +30,9 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 # Debian packages the tests need: promtool (prometheus), openssl for the test control plane,
-# and for the data-plane suite ip6tables, dig, dnsperf and ip.
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2
-APT_COMMANDS := promtool openssl ip6tables dig dnsperf ip
+# and for the data-plane suite ip6tables, dig, dnsperf, ip and sysctl.
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps
+APT_COMMANDS := promtool openssl ip6tables ip6tables-restore dig dnsperf ip sysctl
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -63,9 +63,10 @@ lint: setup
 test: setup system binaries lint
 	$(PY) -m pytest
 
-bench: setup binaries
+bench: setup system binaries
 	$(PY) bench/synth.py
 	$(PY) bench/deploy.py
+	$(PY) bench/dataplane.py
 
 clean:
 	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

@@ -37,9 +37,11 @@ KUBE_VERSION=v1.34.4
 # string stamped into k8s.io/dns/pkg/version.VERSION is the image tag.
 NODE_CACHE_COMMIT=9aa70b8f97dc
 NODE_CACHE_VERSION=1.26.8
-# coredns: newest v1.13.x release. The proxy's @v/list only shows v1.14.3+, but
-# it serves v1.13.1 by exact version; go.mod says `go 1.24.0`.
-COREDNS_VERSION=v1.13.1
+# coredns: the CoreDNS that node-cache 1.26.8 embeds (k8s.io/dns 9aa70b8f97dc
+# requires github.com/coredns/coredns v1.13.2; see DECISIONS.md), so the e2e
+# suite loads our Corefile on the same CoreDNS. The proxy's @v/list only shows
+# v1.14.3+, but it serves v1.13.2 when asked for that exact version.
+COREDNS_VERSION=v1.13.2
 
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1

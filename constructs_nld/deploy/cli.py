@@ -42,8 +42,9 @@ def parser() -> argparse.ArgumentParser:
     )
     cli.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     cli.add_argument("--context", help="kubeconfig context (default: the current one)")
-    cli.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
-    cli.add_argument("--diff", action="store_true", help="show what would change per object; apply nothing")
+    mode = cli.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
+    mode.add_argument("--diff", action="store_true", help="show what would change per object; apply nothing")
     cli.add_argument(
         "--skip-monitoring",
         action="store_true",

@@ -1,0 +1,539 @@
+"""A Kubernetes node in network namespaces, for data-plane tests and benchmarks.
+
+Three namespaces per :class:`Testbed`, named ``nld-e2e-<pid>-<n>-<role>`` so that runs never
+collide, joined by veth pairs created inside them (no interface ever appears in the root
+namespace)::
+
+    pod                 node                                  cluster-dns
+    eth0 fd0b::2 ---- pod0 fd0b::1
+                      eth0 fd01::1 ------------------------ eth0 fd01::2
+                                                                 fd01::53  cluster CoreDNS (kube-dns endpoint)
+                      lo   fd00::10, kube-dns ClusterIP      lo  fd03::53, fd03::54  "internet" resolvers
+
+- **cluster-dns**: real CoreDNS (``.cache/bin/coredns``, the v1.13.2 node-cache embeds) as
+  the kube-dns endpoint, serving ``cluster.local`` and the service range's ``ip6.arpa`` zone
+  from generated zone files and forwarding the rest to its ``/etc/resolv.conf``, as EKS's
+  CoreDNS does; and a second CoreDNS, the "internet": ``example.com`` and ``example.org``,
+  NXDOMAIN for every other name. Nothing leaves the machine: no namespace has an uplink.
+- **node**: routes between pod and cluster, kube-proxy's ``nat`` rules
+  (:mod:`tests.e2e.kubeproxy`) for the kube-dns and kube-dns-upstream ClusterIPs, and the
+  node's ``/etc/resolv.conf`` (through ``/etc/netns/<node>/resolv.conf``) naming the
+  internet resolvers, as a VPC resolver would be named. ``fd00::10`` and the kube-dns
+  ClusterIP sit on the node's ``lo``: this kernel has no dummy interfaces, and ``lo`` is what
+  node-cache's dummy ``nodelocaldns`` interface amounts to (local delivery, no neighbours),
+  so node-cache can run here with ``-setupinterface=false``. The addresses alone divert
+  nothing: without node-cache's NOTRACK rules, kube-proxy's DNAT rewrites the destination
+  in PREROUTING/OUTPUT, before the routing decision that would deliver locally.
+- **pod**: the client; default route via the node, ``/etc/resolv.conf`` as kubelet writes it
+  for ``dnsPolicy: ClusterFirst`` (the kube-dns ClusterIP, the cluster search path, ndots 5).
+
+Everything is torn down by :meth:`Testbed.close` (processes, then ``/etc/netns`` entries, then
+namespaces), also when building fails half-way and, as a last resort, at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ipaddress
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+from tests.e2e import kubeproxy, zones
+
+__all__ = [
+    "CLUSTER_DOMAIN",
+    "COREDNS_BINARY",
+    "INTERNET_RESOLVERS",
+    "KUBE_DNS_ENDPOINT",
+    "NODE_LOCAL_DNS_IP",
+    "POD_IP",
+    "SERVICE_CIDR",
+    "ClusterIPs",
+    "CoreDNS",
+    "CoreDNSExitedError",
+    "Namespace",
+    "Testbed",
+    "UpstreamPort",
+    "allocate_cluster_ips",
+    "require_root",
+    "sweep_stale",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+COREDNS_BINARY = REPO_ROOT / ".cache" / "bin" / "coredns"
+"""CoreDNS v1.13.2, built by ``tools/build-binaries.sh coredns``."""
+
+CLUSTER_DOMAIN = "cluster.local"
+SERVICE_CIDR = ipaddress.IPv6Network("fd00:ec2::/108")
+"""The service range AWS allocates on IPv6-only EKS."""
+NODE_LOCAL_DNS_IP = "fd00::10"
+"""The address node-cache binds besides the kube-dns ClusterIP (the spec's ``-localip``)."""
+NODE_UPLINK_IP = "fd01::1"
+CLUSTER_UPLINK_IP = "fd01::2"
+KUBE_DNS_ENDPOINT = "fd01::53"
+"""Pod IP of the cluster CoreDNS: the endpoint of both kube-dns and kube-dns-upstream."""
+CLUSTER_COREDNS_METRICS_PORT = 9153
+INTERNET_RESOLVERS = ("fd03::53", "fd03::54")
+"""The node's nameservers (a VPC resolver, in production)."""
+POD_GATEWAY_IP = "fd0b::1"
+POD_IP = "fd0b::2"
+
+NAME_PREFIX = "nld-e2e-"
+_NAME = re.compile(rf"^{NAME_PREFIX}(?P<pid>\d+)-\d+-[a-z-]+$")
+_sequence = count()
+
+
+def require_root() -> None:
+    """Fail, naming the reason, unless running as root (namespaces, ip6tables and /etc/netns need it)."""
+    if os.geteuid() != 0:
+        raise PermissionError("the data-plane test bed needs root: ip netns, veth, ip6tables and /etc/netns")
+    for tool in ("ip", "ip6tables-restore", "dig"):
+        if shutil.which(tool) is None:
+            raise FileNotFoundError(f"{tool} not found: apt-get install iproute2 iptables dnsutils")
+
+
+def _run(argv: Sequence[str], *, input: str | None = None, timeout: float = 30) -> str:
+    """Run ``argv``; return stdout, or raise with the command and its output."""
+    result = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=timeout, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {result.returncode}: {result.stderr.strip() or result.stdout}")
+    return result.stdout
+
+
+class Namespace:
+    """A named network namespace (``ip netns``) and the ways to run commands in it."""
+
+    def __init__(self, name: str) -> None:
+        """Refer to the namespace ``name``; :meth:`create` makes it."""
+        self.name = name
+
+    def __repr__(self) -> str:
+        """``Namespace('name')``."""
+        return f"Namespace({self.name!r})"
+
+    @property
+    def etc_dir(self) -> Path:
+        """``/etc/netns/<name>``: ``ip netns exec`` bind-mounts its files over ``/etc``."""
+        return Path("/etc/netns") / self.name
+
+    def create(self) -> None:
+        """Create the namespace with ``lo`` up and without duplicate address detection.
+
+        DAD would leave fresh addresses "tentative" (unbindable) for about a second.
+        """
+        _run(["ip", "netns", "add", self.name])
+        self.ip("link", "set", "lo", "up")
+        for scope in ("all", "default"):
+            self.sysctl(f"net.ipv6.conf.{scope}.accept_dad", "0")
+
+    def delete(self) -> None:
+        """Delete the namespace and its ``/etc/netns`` entry, if present."""
+        shutil.rmtree(self.etc_dir, ignore_errors=True)
+        if self.name in list_namespaces():
+            _run(["ip", "netns", "delete", self.name])
+
+    def argv(self, *command: str) -> list[str]:
+        """``command`` wrapped to run inside the namespace."""
+        return ["ip", "netns", "exec", self.name, *command]
+
+    def run(self, *command: str, input: str | None = None, timeout: float = 30) -> str:
+        """Run ``command`` inside the namespace; return stdout, raise on failure."""
+        return _run(self.argv(*command), input=input, timeout=timeout)
+
+    def ip(self, *args: str) -> str:
+        """``ip -n <name> ARGS``."""
+        return _run(["ip", "-n", self.name, *args])
+
+    def sysctl(self, key: str, value: str) -> None:
+        """Set ``key`` inside the namespace."""
+        self.run("sysctl", "-q", "-w", f"{key}={value}")
+
+    def write_etc(self, filename: str, text: str) -> None:
+        """Give processes run by :meth:`argv` their own ``/etc/<filename>``."""
+        self.etc_dir.mkdir(parents=True, exist_ok=True)
+        (self.etc_dir / filename).write_text(text)
+
+    def pids(self) -> list[int]:
+        """Processes inside the namespace."""
+        return [int(pid) for pid in _run(["ip", "netns", "pids", self.name]).split()]
+
+
+def list_namespaces() -> list[str]:
+    """Names of all named network namespaces."""
+    return [line.split()[0] for line in _run(["ip", "netns", "list"]).splitlines() if line.strip()]
+
+
+def sweep_stale() -> list[str]:
+    """Delete test-bed namespaces left by runs whose process is gone (e.g. SIGKILLed); return them.
+
+    Only names this module makes are touched, and only when their owner pid no longer
+    exists; processes still inside such a namespace were started by that dead run.
+    """
+    swept = []
+    for name in list_namespaces():
+        match = _NAME.match(name)
+        if match is None or _pid_alive(int(match.group("pid"))):
+            continue
+        namespace = Namespace(name)
+        for pid in namespace.pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        namespace.delete()
+        swept.append(name)
+    return swept
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterIPs:
+    """ClusterIPs allocated in :data:`SERVICE_CIDR`, as the API server would."""
+
+    kubernetes: str
+    """``default/kubernetes``: the first address of the range."""
+
+    kube_dns: str
+    """``kube-system/kube-dns``: the tenth address, as AWS assigns it."""
+
+    kube_dns_upstream: str
+    """``kube-system/kube-dns-upstream``: any free address."""
+
+    others: tuple[zones.ServiceRecord, ...]
+    """A few more Services for the zone."""
+
+    def services(self) -> tuple[zones.ServiceRecord, ...]:
+        """Every Service of the cluster, for the zone files."""
+        return (
+            zones.ServiceRecord(
+                namespace="default", name="kubernetes", cluster_ip=self.kubernetes, tcp_ports=(("https", 443),)
+            ),
+            zones.ServiceRecord(namespace="kube-system", name="kube-dns", cluster_ip=self.kube_dns),
+            zones.ServiceRecord(namespace="kube-system", name="kube-dns-upstream", cluster_ip=self.kube_dns_upstream),
+            *self.others,
+        )
+
+
+def allocate_cluster_ips(seed: int) -> ClusterIPs:
+    """Allocate the ClusterIPs; all but kubernetes and kube-dns are random (seeded) free addresses."""
+    hosts = SERVICE_CIDR.num_addresses - 1
+    rng = random.Random(seed)
+    offsets = rng.sample(range(11, hosts), 4)
+    ip = [str(SERVICE_CIDR.network_address + offset) for offset in offsets]
+    return ClusterIPs(
+        kubernetes=str(SERVICE_CIDR.network_address + 1),
+        kube_dns=str(SERVICE_CIDR.network_address + 10),
+        kube_dns_upstream=ip[0],
+        others=(
+            zones.ServiceRecord(namespace="shop", name="web", cluster_ip=ip[1], tcp_ports=(("http", 80),)),
+            zones.ServiceRecord(namespace="shop", name="db", cluster_ip=ip[2]),
+            zones.ServiceRecord(namespace="kube-system", name="metrics-server", cluster_ip=ip[3]),
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpstreamPort:
+    """A port of the kube-dns-upstream Service, as the synthesized Service declares it."""
+
+    name: str
+    protocol: Literal["udp", "tcp"]
+    port: int
+    target_port: int
+
+
+class CoreDNSExitedError(RuntimeError):
+    """A CoreDNS process ended while it was expected to run."""
+
+
+class CoreDNS:
+    """A CoreDNS process in a namespace, its Corefile and its log."""
+
+    def __init__(self, namespace: Namespace, corefile: Path, binary: Path) -> None:
+        """Start ``binary -conf corefile`` inside ``namespace``; the log goes beside the Corefile."""
+        self.namespace = namespace
+        self.corefile = corefile
+        self.log_path = corefile.with_suffix(".log")
+        with self.log_path.open("wb") as log:
+            # `ip netns exec` execs the command: the Popen pid is CoreDNS itself.
+            self.process = subprocess.Popen(
+                namespace.argv(str(binary), "-conf", str(corefile)),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+
+    @property
+    def log(self) -> str:
+        """Everything CoreDNS printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.process.poll() is None
+
+    def wait_started(self, timeout: float = 20) -> None:
+        """Wait for CoreDNS's version banner, printed once every listener is up.
+
+        Raises :class:`CoreDNSExitedError` (with the log) if it exits first, ``TimeoutError`` if
+        the banner never comes.
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.alive():
+                raise CoreDNSExitedError(
+                    f"CoreDNS ({self.corefile}) exited {self.process.returncode} in {self.namespace.name}:\n{self.log}"
+                )
+            if "\nCoreDNS-" in "\n" + self.log:
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"CoreDNS ({self.corefile}) did not start within {timeout}s:\n{self.log}")
+
+    def wait_exit(self, timeout: float = 20) -> int:
+        """Wait for the process to end by itself; return its exit code."""
+        return self.process.wait(timeout)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 5 s; no-op once it has exited."""
+        if self.alive():
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+class Testbed:
+    """The three namespaces, cluster DNS and kube-proxy's rules; a context manager.
+
+    ``upstream_ports`` are the kube-dns-upstream Service's ports (from the synthesized
+    Service), for which kube-proxy's rules are written like those of kube-dns.
+    """
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(
+        self,
+        *,
+        workdir: Path,
+        upstream_ports: Sequence[UpstreamPort],
+        coredns_binary: Path = COREDNS_BINARY,
+        seed: int | None = None,
+    ) -> None:
+        """Plan the test bed; :meth:`__enter__` builds it."""
+        tag = f"{NAME_PREFIX}{os.getpid()}-{next(_sequence)}"
+        self.cluster_dns = Namespace(f"{tag}-cluster-dns")
+        self.node = Namespace(f"{tag}-node")
+        self.pod = Namespace(f"{tag}-pod")
+        self.workdir = workdir
+        self.upstream_ports = tuple(upstream_ports)
+        self.coredns_binary = coredns_binary
+        self.ips = allocate_cluster_ips(os.getpid() if seed is None else seed)
+        self.cluster_coredns: CoreDNS | None = None
+        self.internet_dns: CoreDNS | None = None
+        self._stack = contextlib.ExitStack()
+        self._closed = False
+
+    @property
+    def namespaces(self) -> tuple[Namespace, Namespace, Namespace]:
+        """cluster-dns, node and pod."""
+        return (self.cluster_dns, self.node, self.pod)
+
+    def __enter__(self) -> Self:
+        """Build everything; on any failure, tear down what was built and re-raise."""
+        if not self.coredns_binary.is_file():
+            raise FileNotFoundError(f"{self.coredns_binary} missing: run `bash tools/build-binaries.sh coredns`")
+        atexit.register(self.close)
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        """Tear everything down."""
+        self.close()
+
+    def close(self) -> None:
+        """Stop processes, remove ``/etc/netns`` entries and namespaces; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
+        self._stack.close()
+
+    # ------------------------------------------------------------------ building ---
+    def _build(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        for namespace in self.namespaces:
+            self._stack.callback(namespace.delete)
+            namespace.create()
+        self._wire()
+        self._write_resolv_confs()
+        self._install_kube_proxy_rules()
+        self._start_cluster_dns()
+
+    def _wire(self) -> None:
+        node, cluster, pod = self.node, self.cluster_dns, self.pod
+        node.ip("link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", cluster.name)
+        node.ip("link", "add", "pod0", "type", "veth", "peer", "name", "eth0", "netns", pod.name)
+        node.ip("addr", "add", f"{NODE_UPLINK_IP}/64", "dev", "eth0", "nodad")
+        node.ip("addr", "add", f"{POD_GATEWAY_IP}/64", "dev", "pod0", "nodad")
+        for address in (NODE_LOCAL_DNS_IP, self.ips.kube_dns):
+            node.ip("addr", "add", f"{address}/128", "dev", "lo")
+        cluster.ip("addr", "add", f"{CLUSTER_UPLINK_IP}/64", "dev", "eth0", "nodad")
+        cluster.ip("addr", "add", f"{KUBE_DNS_ENDPOINT}/64", "dev", "eth0", "nodad")
+        for address in INTERNET_RESOLVERS:
+            cluster.ip("addr", "add", f"{address}/128", "dev", "lo")
+        pod.ip("addr", "add", f"{POD_IP}/64", "dev", "eth0", "nodad")
+        for namespace, link in ((node, "eth0"), (node, "pod0"), (cluster, "eth0"), (pod, "eth0")):
+            namespace.ip("link", "set", link, "up")
+        node.sysctl("net.ipv6.conf.all.forwarding", "1")
+        # The node's default route is its uplink, as on a real node: the ClusterIPs kube-proxy
+        # DNATs in OUTPUT need a route before the rewrite.
+        node.ip("-6", "route", "add", "default", "via", CLUSTER_UPLINK_IP, "dev", "eth0")
+        cluster.ip("-6", "route", "add", "default", "via", NODE_UPLINK_IP, "dev", "eth0")
+        pod.ip("-6", "route", "add", "default", "via", POD_GATEWAY_IP, "dev", "eth0")
+
+    def _write_resolv_confs(self) -> None:
+        upstream = "".join(f"nameserver {address}\n" for address in INTERNET_RESOLVERS)
+        self.node.write_etc("resolv.conf", upstream)
+        self.cluster_dns.write_etc("resolv.conf", upstream)
+        search = " ".join(f"{suffix}{CLUSTER_DOMAIN}" for suffix in ("default.svc.", "svc.", ""))
+        self.pod.write_etc("resolv.conf", f"search {search}\nnameserver {self.ips.kube_dns}\noptions ndots:5\n")
+
+    def kube_proxy_ports(self) -> tuple[kubeproxy.ServicePort, ...]:
+        """The Service ports kube-proxy programs: kube-dns's and kube-dns-upstream's."""
+        endpoint = KUBE_DNS_ENDPOINT
+        kube_dns: tuple[tuple[str, Literal["udp", "tcp"]], ...] = (("dns", "udp"), ("dns-tcp", "tcp"))
+        ports = [
+            kubeproxy.ServicePort(
+                namespace="kube-system",
+                service="kube-dns",
+                port_name=name,
+                protocol=protocol,
+                cluster_ip=self.ips.kube_dns,
+                port=53,
+                endpoints=((endpoint, 53),),
+            )
+            for name, protocol in kube_dns
+        ]
+        ports += [
+            kubeproxy.ServicePort(
+                namespace="kube-system",
+                service="kube-dns-upstream",
+                port_name=port.name,
+                protocol=port.protocol,
+                cluster_ip=self.ips.kube_dns_upstream,
+                port=port.port,
+                endpoints=((endpoint, port.target_port),),
+            )
+            for port in self.upstream_ports
+        ]
+        return tuple(ports)
+
+    def _install_kube_proxy_rules(self) -> None:
+        self.node.run("ip6tables-restore", "--noflush", input=kubeproxy.nat_rules(self.kube_proxy_ports()))
+
+    def _start_cluster_dns(self) -> None:
+        data = self.workdir / "cluster-dns"
+        data.mkdir(exist_ok=True)
+        services = self.ips.services()
+        reverse = zones.reverse_zone_origin(SERVICE_CIDR)
+        (data / "db.cluster").write_text(
+            zones.cluster_zone(domain=CLUSTER_DOMAIN, services=services, dns_ip=self.ips.kube_dns)
+        )
+        (data / "db.reverse").write_text(
+            zones.reverse_zone(network=SERVICE_CIDR, domain=CLUSTER_DOMAIN, services=services)
+        )
+        metrics = f"prometheus [::]:{CLUSTER_COREDNS_METRICS_PORT}"
+        # As EKS's CoreDNS: cluster zones answered locally, the rest forwarded to the
+        # resolvers of its own /etc/resolv.conf, 30 s cache.
+        cluster = f"""\
+{CLUSTER_DOMAIN}:53 {{
+    bind {KUBE_DNS_ENDPOINT}
+    errors
+    file {data / "db.cluster"}
+    cache 30
+    {metrics}
+}}
+{reverse}:53 {{
+    bind {KUBE_DNS_ENDPOINT}
+    errors
+    file {data / "db.reverse"}
+    cache 30
+    {metrics}
+}}
+.:53 {{
+    bind {KUBE_DNS_ENDPOINT}
+    errors
+    forward . /etc/resolv.conf
+    cache 30
+    {metrics}
+}}
+"""
+        internet_zones = {
+            "example.com": (
+                zones.ExternalRecord(name="example.com", address="2001:db8::e1"),
+                zones.ExternalRecord(name="www.example.com", address="2001:db8::e2"),
+            ),
+            "example.org": (zones.ExternalRecord(name="www.example.org", address="2001:db8::f1"),),
+        }
+        bind = "bind " + " ".join(INTERNET_RESOLVERS)
+        internet = []
+        for origin, records in internet_zones.items():
+            (data / f"db.{origin}").write_text(zones.external_zone(origin=origin, records=records))
+            internet.append(f"{origin}:53 {{\n    {bind}\n    errors\n    file {data / f'db.{origin}'}\n}}\n")
+        (data / "db.root").write_text(zones.root_zone())
+        internet.append(f".:53 {{\n    {bind}\n    errors\n    file {data / 'db.root'} .\n}}\n")
+        self.internet_dns = self.start_coredns(self.cluster_dns, "".join(internet), "internet")
+        self.cluster_coredns = self.start_coredns(self.cluster_dns, cluster, "cluster-coredns")
+
+    # ----------------------------------------------------------------- processes ---
+    def start_coredns(self, namespace: Namespace, corefile: str, name: str, *, wait: bool = True) -> CoreDNS:
+        """Run CoreDNS with ``corefile`` in ``namespace``, stopped at teardown; wait for it unless told not to."""
+        directory = self.workdir / name
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / "Corefile"
+        path.write_text(corefile)
+        process = CoreDNS(namespace, path, self.coredns_binary)
+        self._stack.callback(process.stop)
+        if wait:
+            process.wait_started()
+        return process
+
+    @contextlib.contextmanager
+    def coredns(self, namespace: Namespace, corefile: str, name: str) -> Iterator[CoreDNS]:
+        """:meth:`start_coredns` for a ``with`` block: stopped at its end."""
+        process = self.start_coredns(namespace, corefile, name)
+        try:
+            yield process
+        finally:
+            process.stop()
+
+    def cluster_coredns_metrics_url(self) -> str:
+        """Where cluster CoreDNS's ``prometheus`` plugin listens (reachable from the node)."""
+        return f"http://[{KUBE_DNS_ENDPOINT}]:{CLUSTER_COREDNS_METRICS_PORT}/metrics"

@@ -1,0 +1,171 @@
+"""Looking at the test bed from inside a namespace: ``dig``, HTTP, Prometheus metrics, rule counters."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tests.e2e.netns import Namespace
+
+__all__ = ["DigResult", "Metrics", "dig", "dnat_packets", "http_get", "scrape", "wait_for_loop_self_check"]
+
+_STATUS = re.compile(r"->>HEADER<<-.*status: (?P<status>[A-Z]+)")
+_SERVER = re.compile(r"^;; SERVER: (?P<server>\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class DigResult:
+    """What ``dig`` printed, parsed."""
+
+    status: str
+    """RCODE (``NOERROR``, ``NXDOMAIN``, ...) or ``""`` when no answer came."""
+
+    answers: tuple[str, ...]
+    """RDATA of each answer record, e.g. ``fd00:ec2::1``."""
+
+    server: str
+    """The ``;; SERVER:`` line, e.g. ``fd00:ec2::a#53(fd00:ec2::a) (UDP)``'s first field."""
+
+    output: str = field(repr=False)
+    """The whole output, for assertion messages."""
+
+
+def dig(
+    namespace: Namespace,
+    name: str,
+    rtype: str = "AAAA",
+    *,
+    server: str | None = None,
+    tcp: bool = False,
+    search: bool = False,
+) -> DigResult:
+    """``dig`` from ``namespace``; without ``server``, the namespace's ``/etc/resolv.conf`` decides.
+
+    ``rtype="PTR"`` with an address as ``name`` does a reverse lookup (``dig -x``).
+    """
+    argv = ["dig", "+tries=1", "+time=3"]
+    if server is not None:
+        argv.append(f"@{server}")
+    if tcp:
+        argv.append("+tcp")
+    if search:
+        argv.append("+search")
+    argv += ["-x", name] if rtype == "PTR" else [name, rtype]
+    result = subprocess.run(namespace.argv(*argv), capture_output=True, text=True, timeout=30, check=False)
+    output = result.stdout + result.stderr
+    status = _STATUS.search(output)
+    server_line = _SERVER.search(output)
+    answers: list[str] = []
+    in_answer = False
+    for line in output.splitlines():
+        if line.startswith(";; ANSWER SECTION:"):
+            in_answer = True
+        elif in_answer and not line.strip():
+            in_answer = False
+        elif in_answer:
+            answers.append(" ".join(line.split()[4:]))
+    return DigResult(
+        status=status.group("status") if status else "",
+        answers=tuple(answers),
+        server=server_line.group("server") if server_line else "",
+        output=output,
+    )
+
+
+_HTTP_GET = """
+import sys, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+try:
+    with opener.open(sys.argv[1], timeout=float(sys.argv[2])) as response:
+        sys.stdout.write(f"{response.status}\\n" + response.read().decode())
+except urllib.error.HTTPError as error:
+    sys.stdout.write(f"{error.code}\\n" + error.read().decode())
+"""
+
+
+def http_get(namespace: Namespace, url: str, timeout: float = 5) -> tuple[int, str]:
+    """GET ``url`` from inside ``namespace`` (no proxy); return status and body."""
+    out = namespace.run(sys.executable, "-c", _HTTP_GET, url, str(timeout), timeout=timeout + 10)
+    status, _, body = out.partition("\n")
+    return int(status), body
+
+
+_SAMPLE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)")
+_LABEL = re.compile(r'(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)="(?P<value>(?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One series' value."""
+
+    name: str
+    labels: Mapping[str, str]
+    value: float
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """A parsed Prometheus text exposition."""
+
+    samples: tuple[Sample, ...]
+
+    def series(self, name: str, **labels: str) -> tuple[Sample, ...]:
+        """Samples of ``name`` whose labels include ``labels``."""
+        return tuple(s for s in self.samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+    def total(self, name: str, **labels: str) -> float:
+        """Sum of :meth:`series`; 0 when there is none."""
+        return sum(s.value for s in self.series(name, **labels))
+
+
+def parse_metrics(text: str) -> Metrics:
+    """Parse the Prometheus text format (comments skipped)."""
+    samples = []
+    for line in text.splitlines():
+        match = _SAMPLE.match(line)
+        if match is None or line.startswith("#"):
+            continue
+        labels = {m.group("key"): m.group("value") for m in _LABEL.finditer(match.group("labels") or "")}
+        samples.append(Sample(match.group("name"), labels, float(match.group("value"))))
+    return Metrics(tuple(samples))
+
+
+def scrape(namespace: Namespace, url: str) -> Metrics:
+    """GET and parse a ``/metrics`` endpoint from inside ``namespace``."""
+    status, body = http_get(namespace, url)
+    if status != 200:
+        raise RuntimeError(f"GET {url} from {namespace.name}: HTTP {status}: {body[:200]}")
+    return parse_metrics(body)
+
+
+def dnat_packets(namespace: Namespace, chain: str) -> int:
+    """Packets that hit the DNAT rule of kube-proxy's endpoint chain ``chain`` (one per new connection)."""
+    saved = namespace.run("ip6tables-save", "-c", "-t", "nat")
+    for line in saved.splitlines():
+        match = re.match(r"^\[(?P<packets>\d+):\d+\] -A (?P<chain>\S+) .*-j DNAT", line)
+        if match and match.group("chain") == chain:
+            return int(match.group("packets"))
+    raise LookupError(f"no DNAT rule in chain {chain} of {namespace.name}:\n{saved}")
+
+
+def wait_for_loop_self_check(
+    namespace: Namespace, url: str, *, listener: str, blocks: int, timeout: float = 15
+) -> None:
+    """Wait until CoreDNS's ``loop`` plugin has sent its start-up query in each of ``blocks`` server blocks.
+
+    The plugin queries ``<random>.<random>.<zone>`` HINFO (counted as type ``other``) at the
+    block's first bind address right after start; once all are answered they can no longer
+    land in a measurement's counts.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = scrape(namespace, url).series("coredns_dns_requests_total", server=listener, type="other")
+        if len(seen) >= blocks:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"loop self-check seen in {len(seen)} of {blocks} blocks at {listener} after {timeout}s")
+        time.sleep(0.1)
