@@ -136,6 +136,8 @@ class _Deploy:
                     f"'kubectl get svc -n {self.props.namespace} {defaults.UPSTREAM_SERVICE_NAME} -o yaml' "
                     "and delete it if it is not in use, then rerun."
                 )
+        # freshly_created: the Service is absent at the start of this run. first_deploy: this
+        # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
         self.report.freshly_created = upstream is None
         self.report.first_deploy = upstream is None and self.live[daemon_set_ref] is None
         state = "absent" if upstream is None else "present, selector k8s-app=kube-dns"
