@@ -211,12 +211,13 @@ class _Deploy:
         return result
 
     def apply_chart(self, step: str, chart: SynthesizedChart) -> dict[ObjectRef, Manifest]:
+        done = len(self.report.objects)
         applied = {ObjectRef.of(obj): self.reconcile(obj) for obj in chart.objects}
         if self.options.diff:
             changed = [str(ref) for ref in applied if str(ref) in self.report.diffs]
             self.out(f"[{step}] {chart.role}: " + (f"would change {', '.join(changed)}" if changed else "no changes"))
         else:
-            results = self.report.objects[-len(applied) :]
+            results = self.report.objects[done:]
             self.out(f"[{step}] {chart.role}: " + ", ".join(f"{r.ref} {r.action}" for r in results) + self.suffix)
         return applied
 

@@ -84,11 +84,8 @@ class _Verify:
         selector = ",".join(f"{k}={v}" for k, v in defaults.NODE_CACHE_APP_LABEL.items())
         self.pods = client.list("v1", "Pod", ns, label_selector=selector)
         self.monitoring_served = client.served_resources("monitoring.coreos.com/v1") or set()
-
-    def tolerations(self) -> list[Mapping[str, Any]]:
-        spec = (self.daemon_set or {}).get("spec", {}).get("template", {}).get("spec", {})
-        tolerations: list[Mapping[str, Any]] = spec.get("tolerations") or []
-        return tolerations
+        pod_spec = (self.daemon_set or {}).get("spec", {}).get("template", {}).get("spec", {})
+        self.tolerations: list[Mapping[str, Any]] = pod_spec.get("tolerations") or []
 
     def untolerated(self, node: Manifest) -> list[str]:
         taints = node.get("spec", {}).get("taints") or []
@@ -98,7 +95,7 @@ class _Verify:
             if t.get("effect") in ("NoSchedule", "NoExecute")
             # Node-condition taints: the DaemonSet controller tolerates them or they pass.
             and not t.get("key", "").startswith(_CONDITION_TAINT_PREFIX)
-            and not any(tolerates(tol, t) for tol in self.tolerations())
+            and not any(tolerates(tol, t) for tol in self.tolerations)
         ]
 
     def in_transition(self, node: Manifest) -> str:
