@@ -41,10 +41,10 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver and CoreDNS, built from source through the Go module proxy into .cache/
+# etcd, kube-apiserver, kubectl and CoreDNS, built from source through the Go module proxy into .cache/
 # (reused when present). node-cache is not among them: the proxy does not serve k8s.io/dns.
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver coredns
+	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
 
 synth: setup
 	$(CDK8S) synth

@@ -68,10 +68,14 @@ def synthesize(props: NodeLocalDNSProps) -> tuple[SynthesizedChart, ...]:
     return tuple(SynthesizedChart(role, tuple(chart.to_json())) for role, chart in component.charts)
 
 
-def main(environ: Mapping[str, str] = os.environ) -> int:
-    """Write the charts to ``dist/`` (or ``$CDK8S_OUTDIR``); return the exit code."""
+def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os.environ) -> int:
+    """Synthesize ``props`` (default: the spec's) to ``dist/`` (or ``$CDK8S_OUTDIR``); return the exit code.
+
+    The ClusterIP comes from ``$KUBE_DNS_CLUSTER_IP`` (:func:`props_from_environment`):
+    ``deploy.py`` sets it to the live address when it runs the app.
+    """
     try:
-        props = props_from_environment(environ)
+        props = props_from_environment(environ, props)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

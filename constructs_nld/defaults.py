@@ -11,6 +11,7 @@ from typing import Final, Literal
 
 __all__ = [
     "ALERTS_NAMESPACE",
+    "ALERT_ROUTING_LABELS",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
     "CLUSTER_DOMAIN",
@@ -149,3 +150,5 @@ DEGRADED_ALERT_FOR: Final = "15m"
 DEGRADED_ALERT_SEVERITY: Final = "warning"
 TARGET_DOWN_ALERT_FOR: Final = "10m"
 TARGET_DOWN_ALERT_SEVERITY: Final = "warning"
+ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
+"""Labels production's alerts carry beside ``severity``, for Alertmanager routing."""

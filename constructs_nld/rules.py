@@ -7,6 +7,7 @@ promtool tests read the same rendered group back from the synthesized object.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from constructs_nld import defaults
@@ -26,6 +27,7 @@ _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`')
 _WRONG_PREFIX = re.compile(r"(?<![A-Za-z0-9_:])nodelocaldns_[A-Za-z0-9_:]*")
 _WRONG_NAME_MATCHER = re.compile(r"""__name__\s*=~?\s*["'`](nodelocaldns_[^"'`]*)""")
 _ALERT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def check_duration(prop: str, value: str, *, positive: bool = False) -> None:
@@ -59,11 +61,21 @@ class AlertSettings:
     severity: str
     """Value of the ``severity`` label routing the alert."""
 
+    labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.ALERT_ROUTING_LABELS))
+    """Routing labels beside ``severity``. Default: ``team: pytorch-dev-infra``, ``priority: P3`` (production's)."""
+
     def __post_init__(self) -> None:
-        """``for_`` is a duration; ``severity`` is set."""
+        """``for_`` is a duration; ``severity`` is set; labels are Prometheus label names with values."""
         check_duration("for_", self.for_)
         if not self.severity:
             raise ValueError(f"severity: must be a non-empty label value, got {self.severity!r}")
+        for name, value in self.labels.items():
+            if not isinstance(name, str) or not _LABEL_NAME.match(name) or name.startswith("__"):
+                raise ValueError(f"labels: {name!r} is not a Prometheus label name (letters, digits and '_')")
+            if name == "severity":
+                raise ValueError("labels: 'severity' is set by the severity field, not in labels")
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"labels: value of {name!r} must be a non-empty string, got {value!r}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,25 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 CLUSTER_IP = "fd00:ec2::a"
 """A live kube-dns ClusterIP as AWS assigns it on IPv6-only EKS (10th address of the /108)."""
+
+
+# Copied rather than built in place: an in-tree build writes build/ and *.egg-info into
+# the shared checkout, and a stale build/lib can ship modules the source no longer has.
+_NOT_PACKAGED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "node_modules",
+    ".cache",
+    "build",
+    "dist",
+    "tests",
+    "bench",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 
 
 def _objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
@@ -49,3 +71,25 @@ def preview_objects(_preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def deployable_objects(_deployable: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every object of the synth with ``kube_dns_cluster_ip=fd00:ec2::a``; a copy per test."""
     return copy.deepcopy(_deployable)
+
+
+@pytest.fixture(scope="session")
+def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The python of a fresh venv with this repository pip-installed (not editable), as a user installs it."""
+    work = tmp_path_factory.mktemp("installed")
+    source = work / "source"
+    shutil.copytree(REPO_ROOT, source, ignore=_NOT_PACKAGED)
+    venv = work / "venv"
+    made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, check=False)
+    assert made.returncode == 0, made.stderr
+    python = venv / "bin" / "python"
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(source)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return python

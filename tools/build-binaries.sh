@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, node-cache and coredns from source, through the Go
+# Build etcd, kube-apiserver, kubectl, node-cache and coredns from source, through the Go
 # module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
 # cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
@@ -31,6 +31,8 @@ set -euo pipefail
 ETCD_VERSION=v3.6.16
 # kubernetes: newest v1.34.x patch the proxy serves (v1.34.0/.2/.3/.4 listed);
 # go.mod says `go 1.24.0`. Staging modules are used at the matching v0.34.4.
+# kubectl comes from the same release: the tests install the spec's manifests with
+# it exactly as the spec's deploy.sh does (client-side `kubectl apply`).
 KUBE_VERSION=v1.34.4
 # node-cache: commit of kubernetes/dns that image
 # registry.k8s.io/dns/k8s-dns-node-cache:1.26.8 was built from; the version
@@ -46,7 +48,7 @@ COREDNS_VERSION=v1.13.2
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver node-cache coredns)
+ALL_BINARIES=(etcd kube-apiserver kubectl node-cache coredns)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -69,7 +71,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|node-cache|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kubectl|node-cache|coredns) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -216,8 +218,9 @@ build_etcd() {
   go_build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$sha"
 }
 
-build_kube_apiserver() {
-  local rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
+# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
+build_kubernetes_cmd() {
+  local name=$1 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
   rec=$(mod_download "k8s.io/kubernetes@$KUBE_VERSION")
   gomod=$(json_field GoMod <<<"$rec")
   [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "KUBE_VERSION '$KUBE_VERSION' is not vMAJOR.MINOR.PATCH"
@@ -233,8 +236,8 @@ build_kube_apiserver() {
   replaces+=$'\n)'
   m=$(gomod_replaces "$gomod")
   [[ -z $m ]] || replaces+=$'\n'"$m"
-  write_wrapper kube-apiserver "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
-    k8s.io/kubernetes/cmd/kube-apiserver "$replaces"
+  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
+    "k8s.io/kubernetes/cmd/$name" "$replaces"
   # As hack/lib/version.sh (kube::version::ldflags) does, for both packages.
   kv() { ldflags+=" -X 'k8s.io/client-go/pkg/version.$1=$2' -X 'k8s.io/component-base/version.$1=$2'"; }
   kv buildDate "$(date ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -244,8 +247,11 @@ build_kube_apiserver() {
   kv gitVersion "$KUBE_VERSION"
   kv gitMajor "$major"
   kv gitMinor "$minor"
-  go_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+  go_build "$name" "k8s.io/kubernetes/cmd/$name" "$ldflags"
 }
+
+build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
+build_kubectl() { build_kubernetes_cmd kubectl; }
 
 build_node_cache() {
   local rec gomod ver extra=""
@@ -286,7 +292,7 @@ build_coredns() {
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
-    kube-apiserver) echo "$KUBE_VERSION" ;;
+    kube-apiserver|kubectl) echo "$KUBE_VERSION" ;;
     node-cache) echo "$NODE_CACHE_VERSION ($NODE_CACHE_COMMIT)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
   esac
@@ -340,6 +346,10 @@ verify() {
     kube-apiserver)
       out=$(one_line "$bin" --version)
       [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify kube-apiserver: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
+      ;;
+    kubectl)
+      out=$(one_line "$bin" version --client)
+      [[ $out == *"Client Version: $KUBE_VERSION"* ]] || { echo "verify kubectl: expected 'Client Version: $KUBE_VERSION', got: $out" >&2; return 1; }
       ;;
     node-cache)
       # -h prints the usage (exit 0) before any networking setup; the usage

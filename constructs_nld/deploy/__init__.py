@@ -1,20 +1,26 @@
-"""Cluster operations: resolve the kube-dns ClusterIP, apply the charts in order, restart, verify.
+"""Cluster operations on the user's cdk8s app: resolve the kube-dns ClusterIP, apply in order, restart, verify.
 
-Separate from synthesis: it takes synthesized objects and a client, and holds the
-apply order as data.
+Separate from synthesis: it runs the app as ``cdk8s synth`` does (:mod:`.source`), finds
+NodeLocal DNS in it (:mod:`.component`), and talks to the cluster through a small client
+(:mod:`.kube`).
 """
 
 from __future__ import annotations
 
-from constructs_nld.deploy.deployer import APPLY_ORDER, DeployOptions, DeployReport, ObjectResult, deploy
+from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.deployer import DeployOptions, DeployReport, ObjectResult, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import FIELD_MANAGER, KubeClient, ObjectRef, load_client
+from constructs_nld.deploy.source import AppChart, AppCommand, AppSource, props_source
 from constructs_nld.deploy.verify import CheckResult, format_result, verify
 
 __all__ = [
-    "APPLY_ORDER",
     "FIELD_MANAGER",
+    "AppChart",
+    "AppCommand",
+    "AppSource",
     "CheckResult",
+    "Component",
     "DeployError",
     "DeployOptions",
     "DeployReport",
@@ -25,5 +31,7 @@ __all__ = [
     "deploy",
     "format_result",
     "load_client",
+    "locate",
+    "props_source",
     "verify",
 ]

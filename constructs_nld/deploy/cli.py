@@ -1,26 +1,39 @@
-"""``python deploy.py [verify]``: argument parsing and exit codes around :func:`deploy` and :func:`verify`."""
+"""``python deploy.py [deploy|verify]``: argument parsing and exit codes around :func:`deploy` and :func:`verify`.
+
+Both commands work on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
+command ``cdk8s synth`` runs — or the one ``--app`` names.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
+from typing import Final, NoReturn
 
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld.deploy.deployer import DeployOptions, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import load_client
+from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.verify import format_result, verify
-from constructs_nld.nodelocaldns import NodeLocalDNSProps
 
 __all__ = ["main", "parser"]
+
+_VERIFY_EPILOG = """exit codes:
+  0  every check passed
+  1  the API server refused a request or could not be reached
+  2  bad arguments, kubeconfig or app
+  7  a check failed (each failure prints its cause and fix)
+"""
 
 _EPILOG = """exit codes:
   0  done (verify: every check passed)
   1  the API server refused a request or could not be reached
-  2  bad arguments or props, or output still holding a placeholder (nothing applied)
+  2  bad arguments, kubeconfig, app or props, or output still holding a placeholder (nothing applied)
   3  kube-dns-upstream exists with a foreign selector (nothing applied)
   4  kube-dns missing, or its ClusterIP not a usable IPv6 address (nothing applied)
   5  monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)
@@ -28,35 +41,104 @@ _EPILOG = """exit codes:
   7  verify found a failure
 """
 
+COMMANDS: Final = ("deploy", "verify")
+_COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, as every other refusal of deploy.py."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``error: …`` and exit with the documented code for bad arguments."""
+        self.exit(ExitCode.INVALID, f"error: {message} (see {self.prog} --help)\n")
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
+    return value
+
+
+def _common(*, suppress: bool) -> _Parser:
+    """The options both commands take; ``suppress`` keeps a subcommand from resetting them."""
+    common = _Parser(add_help=False)
+    default = argparse.SUPPRESS if suppress else None
+    common.add_argument(
+        "--app",
+        default=default,
+        help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
+    )
+    common.add_argument(
+        "--kubeconfig", default=default, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
+    common.add_argument("--context", default=default, help="kubeconfig context (default: the current one)")
+    common.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=argparse.SUPPRESS if suppress else 30.0,
+        help="seconds to wait for kube-dns-upstream's ClusterIP and per API request (default: 30)",
+    )
+    return common
+
 
 def parser() -> argparse.ArgumentParser:
     """The command-line interface."""
-    cli = argparse.ArgumentParser(
+    cli = _Parser(
         prog="deploy.py",
-        description="Deploy NodeLocal DNSCache in apply order, or verify a live install.",
+        description="Deploy the cdk8s app's NodeLocal DNSCache in apply order, or verify a live install.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_common(suppress=False)],
+    )
+    commands = cli.add_subparsers(
+        dest="command", metavar="{deploy,verify}", help="deploy (default) or verify", parser_class=_Parser
+    )
+    deploy_cli = commands.add_parser(
+        "deploy",
+        parents=[_common(suppress=True)],
+        help="apply the app's charts in order (the default)",
+        description="Apply the app's charts in order with the spec's rules.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cli.add_argument(
-        "command", nargs="?", choices=("deploy", "verify"), default="deploy", help="deploy (default) or verify"
-    )
-    cli.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    cli.add_argument("--context", help="kubeconfig context (default: the current one)")
-    mode = cli.add_mutually_exclusive_group()
+    mode = deploy_cli.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
     mode.add_argument("--diff", action="store_true", help="show what would change per object; apply nothing")
-    cli.add_argument(
+    deploy_cli.add_argument(
         "--skip-monitoring",
         action="store_true",
-        help="do not apply the PodMonitor and PrometheusRule (CRDs not installed)",
+        help="leave out the prometheus-operator objects (PodMonitor, PrometheusRule: CRDs not installed)",
     )
-    cli.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        help="seconds to wait for kube-dns-upstream's ClusterIP and per API request (default: 30)",
+    commands.add_parser(
+        "verify",
+        parents=[_common(suppress=True)],
+        help="check a live install against the app",
+        description="Check a live install for every failure mode of the spec, against the app's configuration.",
+        epilog=_VERIFY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     return cli
+
+
+def _with_command(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``deploy`` inserted where no command is named (``deploy`` is the default)."""
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token in COMMANDS or token in ("-h", "--help"):
+            return args
+        if token in _COMMON_WITH_VALUE:
+            index += 2
+        elif token.split("=", 1)[0] in _COMMON_WITH_VALUE:
+            index += 1
+        else:
+            break
+    return [*args[:index], "deploy", *args[index:]]
 
 
 def _api_error(error: ApiException) -> str:
@@ -69,18 +151,15 @@ def _api_error(error: ApiException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return the exit code."""
-    args = parser().parse_args(argv)
-    if args.timeout <= 0:
-        print(f"error: --timeout must be positive, got {args.timeout:g}", file=sys.stderr)
-        return ExitCode.INVALID
-    if args.command == "verify" and (args.dry_run or args.diff):
-        print("error: --dry-run and --diff apply to deploy, not verify", file=sys.stderr)
-        return ExitCode.INVALID
     try:
+        args = parser().parse_args(_with_command(sys.argv[1:] if argv is None else argv))
+    except SystemExit as stop:  # --help, or a bad argument already reported on one line
+        return int(stop.code or 0)
+    try:
+        source = AppCommand.from_project(command=args.app)
         client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
-        props = NodeLocalDNSProps()
         if args.command == "verify":
-            results = verify(client, props)
+            results = verify(client, source)
             for result in results:
                 print(format_result(result))
             failed = [r for r in results if r.status == "fail"]
@@ -89,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = DeployOptions(
             dry_run=args.dry_run, diff=args.diff, skip_monitoring=args.skip_monitoring, timeout=args.timeout
         )
-        report = deploy(client, props, options)
+        report = deploy(client, source, options)
         for text in report.diffs.values():
             print(text)
         return ExitCode.OK

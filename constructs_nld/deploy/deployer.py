@@ -1,30 +1,39 @@
 """The deploy: the spec's seven steps against a live cluster, idempotent, nothing written on refusal.
 
+It deploys the user's cdk8s app (:mod:`constructs_nld.deploy.source`), every chart in the
+app's order, with the spec's rules applied to the NodeLocal DNS objects wherever they sit
+in it (:mod:`constructs_nld.deploy.component`):
+
 1. precondition: kube-dns-upstream absent, or selecting ``k8s-app: kube-dns``; the two
    restart triggers ``first_deploy`` and ``freshly_created`` are read here;
 2. the live kube-dns ClusterIP, IPv6 only;
-3. synthesis in-process with that address, refused if a placeholder is left;
-4. the charts in apply order (services, workload, monitoring);
-5. the services, then a poll until kube-dns-upstream has its ClusterIP (no fixed sleep);
-6. the workload, then monitoring;
+3. the app synthesized with that address, refused if a placeholder is left or if it did
+   not take the address;
+4. the apply order: the app's charts in order, kube-dns-upstream before the DaemonSet;
+5. every object up to kube-dns-upstream, then a poll until it has its ClusterIP (no fixed
+   sleep);
+6. the rest, in the app's order (the workload, monitoring, charts of the user's);
 7. a rollout restart when either trigger is set, so pods start after the Service exists
    and kubelet injects ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
 
-Every check that can refuse (steps 1-4, and the monitoring CRDs) runs before the first
-write.
+Every check that can refuse (steps 1-4, kinds the cluster does not serve, the monitoring
+CRDs) runs before the first write. An object last written by client-side ``kubectl apply``
+(the spec's ``deploy.sh``) is taken over first: its fields move to our field manager and
+its ``last-applied-configuration`` goes, so our apply leaves none of the old manager's
+fields behind.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from constructs_nld import defaults
-from constructs_nld.app import SynthesizedChart, synthesize
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
+from constructs_nld.deploy.component import Component, is_monitoring, locate
 from constructs_nld.deploy.errors import (
     ClusterIPError,
     InvalidConfigError,
@@ -32,23 +41,22 @@ from constructs_nld.deploy.errors import (
     PreconditionError,
     WaitTimeoutError,
 )
-from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
-from constructs_nld.nodelocaldns import ChartRole, NodeLocalDNSProps
+from constructs_nld.deploy.kube import FIELD_MANAGER, KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.source import AppChart, AppSource
 from constructs_nld.placeholders import NotDeployableError, check_deployable
 from constructs_nld.props import check_ipv6_address
 
 __all__ = [
-    "APPLY_ORDER",
+    "CLIENT_SIDE_APPLY_MANAGERS",
+    "LAST_APPLIED_ANNOTATION",
     "RESTART_ANNOTATION",
     "Action",
     "DeployOptions",
     "DeployReport",
     "ObjectResult",
     "deploy",
+    "take_over_patch",
 ]
-
-APPLY_ORDER: Final[tuple[ChartRole, ...]] = ("services", "workload", "monitoring")
-"""Charts in the order they are applied; Services first so kubelet can inject their address."""
 
 RESTART_ANNOTATION: Final = "kubectl.kubernetes.io/restartedAt"
 """The pod-template annotation ``kubectl rollout restart`` sets; changing it rolls the pods."""
@@ -56,8 +64,11 @@ RESTART_ANNOTATION: Final = "kubectl.kubernetes.io/restartedAt"
 RESTART_FIELD_MANAGER: Final = "nld-deploy-rollout"
 """Owns the restart annotation, so our applies (another manager) never remove it."""
 
-MONITORING_GROUP: Final = "monitoring.coreos.com/v1"
-MONITORING_RESOURCES: Final = frozenset({"podmonitors", "prometheusrules"})
+LAST_APPLIED_ANNOTATION: Final = "kubectl.kubernetes.io/last-applied-configuration"
+"""Client-side ``kubectl apply``'s record of what it applied last."""
+
+CLIENT_SIDE_APPLY_MANAGERS: Final = frozenset({"kubectl-client-side-apply", "kubectl"})
+"""Field managers of client-side ``kubectl apply`` (current, and before kubectl named it)."""
 
 Action = Literal["created", "configured", "unchanged"]
 
@@ -73,7 +84,7 @@ class DeployOptions:
     """Print what would change per object; write nothing."""
 
     skip_monitoring: bool = False
-    """Leave out the monitoring chart (the prometheus-operator CRDs are not installed)."""
+    """Leave out the prometheus-operator objects (their CRDs are not installed)."""
 
     timeout: float = 30.0
     """Seconds to wait for the kube-dns-upstream ClusterIP."""
@@ -88,6 +99,12 @@ class ObjectResult:
 
     ref: ObjectRef
     action: Action
+    taken_over: bool = False
+    """Its fields were taken over from client-side ``kubectl apply`` first."""
+
+    def __str__(self) -> str:
+        """``kind/ns/name action``, noting a take-over."""
+        return f"{self.ref} {'taken over from kubectl apply, ' if self.taken_over else ''}{self.action}"
 
 
 @dataclass
@@ -102,53 +119,83 @@ class DeployReport:
     restarted: bool = False
 
 
+def _union(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(left)
+    for key, value in right.items():
+        merged[key] = _union(merged[key], value) if key in merged else value
+    return merged
+
+
+def take_over_patch(live: Mapping[str, Any], now: datetime) -> list[dict[str, Any]] | None:
+    """A JSON patch moving client-side ``kubectl apply``'s fields to our field manager, or None.
+
+    As ``kubectl apply --server-side`` upgrades an object from client-side apply: the
+    fields the old manager owns become ours (an ``Apply`` entry), so our next apply
+    removes those it no longer sets; ``last-applied-configuration`` is removed, so a
+    later client-side apply cannot resurrect old fields from it. The patch is guarded by
+    the ``resourceVersion`` it was computed from.
+    """
+    metadata = live.get("metadata") or {}
+    entries: list[dict[str, Any]] = list(metadata.get("managedFields") or [])
+    annotations = metadata.get("annotations") or {}
+
+    def main_resource(entry: Mapping[str, Any]) -> bool:
+        return not entry.get("subresource")
+
+    old = [
+        e
+        for e in entries
+        if e.get("manager") in CLIENT_SIDE_APPLY_MANAGERS and e.get("operation") == "Update" and main_resource(e)
+    ]
+    if not old and LAST_APPLIED_ANNOTATION not in annotations:
+        return None
+    ours = [
+        e for e in entries if e.get("manager") == FIELD_MANAGER and e.get("operation") == "Apply" and main_resource(e)
+    ]
+    fields: dict[str, Any] = {}
+    for entry in (*ours, *old):
+        fields = _union(fields, entry.get("fieldsV1") or {})
+    kept = [e for e in entries if e not in old and e not in ours]
+    if fields:
+        kept.append(
+            {
+                "manager": FIELD_MANAGER,
+                "operation": "Apply",
+                "apiVersion": live.get("apiVersion"),
+                "time": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "fieldsType": "FieldsV1",
+                "fieldsV1": fields,
+            }
+        )
+    patch: list[dict[str, Any]] = [
+        {"op": "test", "path": "/metadata/resourceVersion", "value": metadata.get("resourceVersion")},
+        {"op": "replace", "path": "/metadata/managedFields", "value": kept},
+    ]
+    if LAST_APPLIED_ANNOTATION in annotations:
+        escaped = LAST_APPLIED_ANNOTATION.replace("~", "~0").replace("/", "~1")
+        patch.append({"op": "remove", "path": f"/metadata/annotations/{escaped}"})
+    return patch
+
+
 class _Deploy:
-    def __init__(
-        self, client: KubeClient, props: NodeLocalDNSProps, options: DeployOptions, out: Callable[[str], None]
-    ):
+    def __init__(self, client: KubeClient, source: AppSource, options: DeployOptions, out: Callable[[str], None]):
         self.client = client
-        self.props = props
+        self.source = source
         self.options = options
         self.out = out
         self.report = DeployReport()
         self.live: dict[ObjectRef, Manifest | None] = {}
+        self.listed_namespace = ""
         self.suffix = " (dry run)" if options.dry_run else ""
 
-    def ref(self, kind: str, name: str, api_version: str = "v1") -> ObjectRef:
-        return ObjectRef(api_version, kind, self.props.namespace, name)
-
     # --- steps 1-4: read, decide, refuse; no writes ----------------------------------------
-    def precondition(self) -> None:
-        for service in self.client.list("v1", "Service", self.props.namespace):
-            self.live[ObjectRef.of(service)] = service
-        upstream_ref = self.ref("Service", defaults.UPSTREAM_SERVICE_NAME)
-        daemon_set_ref = self.ref("DaemonSet", defaults.DAEMON_SET_NAME, "apps/v1")
-        self.live.setdefault(upstream_ref, None)
-        self.live.setdefault(self.ref("Service", defaults.METRICS_SERVICE_NAME), None)
-        self.live[daemon_set_ref] = self.client.get(daemon_set_ref)
-        upstream = self.live[upstream_ref]
-        if upstream is not None:
-            selector = upstream.get("spec", {}).get("selector") or {}
-            if selector != defaults.KUBE_DNS_SELECTOR:
-                raise PreconditionError(
-                    f"{upstream_ref} exists with selector {selector!r}, not {defaults.KUBE_DNS_SELECTOR!r}: "
-                    "a stale or foreign install; refusing to overwrite it. Inspect it with "
-                    f"'kubectl get svc -n {self.props.namespace} {defaults.UPSTREAM_SERVICE_NAME} -o yaml' "
-                    "and delete it if it is not in use, then rerun."
-                )
-        # freshly_created: the Service is absent at the start of this run. first_deploy: this
-        # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
-        self.report.freshly_created = upstream is None
-        self.report.first_deploy = upstream is None and self.live[daemon_set_ref] is None
-        state = "absent" if upstream is None else "present, selector k8s-app=kube-dns"
-        self.out(
-            f"[1/7] precondition: {upstream_ref} {state}; "
-            f"first_deploy={_yes(self.report.first_deploy)} freshly_created={_yes(self.report.freshly_created)}"
-        )
-
-    def resolve_cluster_ip(self) -> None:
+    def resolve_cluster_ip(self) -> str:
         ref = ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME)
-        kube_dns = self.live[ref] if ref in self.live else self.client.get(ref)
+        # One list serves this and step 1: NodeLocal DNS lives in kube-dns's namespace.
+        for service in self.client.list("v1", "Service", defaults.NAMESPACE):
+            self.live[ObjectRef.of(service)] = service
+        self.listed_namespace = defaults.NAMESPACE
+        kube_dns = self.live.get(ref)
         if kube_dns is None:
             raise ClusterIPError(f"{ref} not found: the cluster DNS Service must exist before NodeLocal DNSCache")
         cluster_ip = kube_dns.get("spec", {}).get("clusterIP")
@@ -159,70 +206,119 @@ class _Deploy:
         except ValueError as error:
             raise ClusterIPError(str(error)) from None
         self.report.cluster_ip = cluster_ip
-        self.out(f"[2/7] kube-dns ClusterIP: {cluster_ip} (IPv6)")
+        return str(cluster_ip)
 
-    def check_monitoring_api(self) -> bool:
-        if not self.props.monitoring or self.options.skip_monitoring:
-            return False
-        served = self.client.served_resources(MONITORING_GROUP) or set()
-        missing = sorted(MONITORING_RESOURCES - served)
-        if missing:
-            raise MonitoringUnavailableError(
-                f"the cluster does not serve {MONITORING_GROUP} {', '.join(missing)} "
-                "(prometheus-operator CRDs not installed): install them, or rerun with --skip-monitoring"
+    def plan(self, charts: tuple[AppChart, ...]) -> Component:
+        component = locate(charts)
+        if component.namespace != defaults.NAMESPACE:
+            raise InvalidConfigError(
+                f"the app puts NodeLocal DNS in namespace {component.namespace!r}, but kube-dns lives in "
+                f"{defaults.NAMESPACE!r}: kube-dns-upstream selects kube-dns pods in its own namespace, and "
+                "kubelet gives node-cache only the Services of its own namespace"
             )
-        return True
-
-    def synthesize(self, with_monitoring: bool) -> tuple[SynthesizedChart, ...]:
+        component.check_cluster_ip(self.report.cluster_ip)
         try:
-            props = replace(self.props, kube_dns_cluster_ip=self.report.cluster_ip, monitoring=with_monitoring)
-        except ValueError as error:
-            raise InvalidConfigError(str(error)) from None
-        charts = synthesize(props)
-        objects = [obj for chart in charts for obj in chart.objects]
-        try:
-            check_deployable(objects)
+            check_deployable(component.objects())
         except NotDeployableError as error:
             raise InvalidConfigError(str(error)) from None
-        self.out(f"[3/7] synthesized {len(objects)} objects with ClusterIP {self.report.cluster_ip}: deployable")
-        order = [chart.role for chart in charts]
-        if order != [role for role in APPLY_ORDER if role in order]:
-            raise InvalidConfigError(f"charts out of apply order: {order}")
-        self.out("[4/7] apply order: " + " -> ".join(f"{c.role} ({len(c.objects)})" for c in charts))
-        return charts
+        return component
+
+    def precondition(self, component: Component) -> None:
+        if component.namespace != self.listed_namespace:
+            for service in self.client.list("v1", "Service", component.namespace):
+                self.live[ObjectRef.of(service)] = service
+        upstream_ref = ObjectRef.of(component.upstream_service)
+        daemon_set_ref = ObjectRef.of(component.daemon_set)
+        for service in (component.upstream_service, *component.metrics_services):
+            self.live.setdefault(ObjectRef.of(service), None)
+        self.live[daemon_set_ref] = self.client.get(daemon_set_ref)
+        upstream = self.live[upstream_ref]
+        expected = component.upstream_service["spec"].get("selector") or {}
+        if upstream is not None:
+            selector = upstream.get("spec", {}).get("selector") or {}
+            if selector != expected:
+                raise PreconditionError(
+                    f"{upstream_ref} exists with selector {selector!r}, not {expected!r}: "
+                    "a stale or foreign install; refusing to overwrite it. Inspect it with "
+                    f"'kubectl get svc -n {upstream_ref.namespace} {upstream_ref.name} -o yaml' "
+                    "and delete it if it is not in use, then rerun."
+                )
+        # freshly_created: the Service is absent at the start of this run. first_deploy: this
+        # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
+        self.report.freshly_created = upstream is None
+        self.report.first_deploy = upstream is None and self.live[daemon_set_ref] is None
+        state = "absent" if upstream is None else "present, selector " + _labels(expected)
+        self.out(
+            f"[1/7] precondition: {upstream_ref} {state}; "
+            f"first_deploy={_yes(self.report.first_deploy)} freshly_created={_yes(self.report.freshly_created)}"
+        )
+
+    def order(self, charts: tuple[AppChart, ...]) -> list[tuple[str, Manifest, ObjectRef]]:
+        """Every object to apply with its chart and identity; refuses kinds the cluster does not serve."""
+        planned: list[tuple[str, Manifest, ObjectRef]] = []
+        monitoring_missing: list[str] = []
+        for chart in charts:
+            for obj in chart.objects:
+                if is_monitoring(obj) and self.options.skip_monitoring:
+                    continue
+                try:
+                    planned.append((chart.name, obj, self.client.ref_of(obj)))
+                except KindNotServedError as error:
+                    if not is_monitoring(obj):
+                        raise InvalidConfigError(f"{chart.name}: {ObjectRef.of(obj)}: {error}") from None
+                    monitoring_missing.append(obj["kind"])
+        if monitoring_missing:
+            kinds = ", ".join(sorted(set(monitoring_missing)))
+            raise MonitoringUnavailableError(
+                f"the cluster does not serve {kinds} (prometheus-operator CRDs not installed): "
+                "install them, or rerun with --skip-monitoring"
+            )
+        return planned
 
     # --- steps 5-7: writes ---------------------------------------------------------------------
-    def reconcile(self, desired: Manifest) -> Manifest:
-        ref = ObjectRef.of(desired)
+    def take_over(self, ref: ObjectRef, live: Manifest) -> Manifest | None:
+        patch = take_over_patch(live, datetime.now(UTC))
+        if patch is None:
+            return None
+        return self.client.json_patch(ref, patch, field_manager=FIELD_MANAGER, dry_run=self.options.dry_run)
+
+    def reconcile(self, desired: Manifest, ref: ObjectRef) -> tuple[Manifest, ObjectResult | None]:
         live = self.live[ref] if ref in self.live else self.client.get(ref)
         if self.options.diff:
             after = self.client.apply(desired, dry_run=True)
             text = render_diff(str(ref), live, after)
             if text:
                 self.report.diffs[str(ref)] = text
-            return after
+            return after, None
+        taken_over = False
+        if live is not None:
+            adopted = self.take_over(ref, live)
+            if adopted is not None:
+                live, taken_over = adopted, True
         if live is not None and is_subset(desired, live):
             probe = self.client.apply(desired, dry_run=True)
             if same_object(live, probe):
-                self.report.objects.append(ObjectResult(ref, "unchanged"))
-                return live
+                return live, ObjectResult(ref, "unchanged", taken_over)
         result = self.client.apply(desired, dry_run=self.options.dry_run)
-        self.report.objects.append(ObjectResult(ref, "created" if live is None else "configured"))
-        return result
+        return result, ObjectResult(ref, "created" if live is None else "configured", taken_over)
 
-    def apply_chart(self, step: str, chart: SynthesizedChart) -> dict[ObjectRef, Manifest]:
-        done = len(self.report.objects)
-        applied = {ObjectRef.of(obj): self.reconcile(obj) for obj in chart.objects}
-        if self.options.diff:
-            changed = [str(ref) for ref in applied if str(ref) in self.report.diffs]
-            self.out(f"[{step}] {chart.role}: " + (f"would change {', '.join(changed)}" if changed else "no changes"))
-        else:
-            results = self.report.objects[done:]
-            self.out(f"[{step}] {chart.role}: " + ", ".join(f"{r.ref} {r.action}" for r in results) + self.suffix)
+    def apply(self, step: str, planned: list[tuple[str, Manifest, ObjectRef]]) -> dict[ObjectRef, Manifest]:
+        applied: dict[ObjectRef, Manifest] = {}
+        by_chart: dict[str, list[str]] = {}
+        for chart, obj, ref in planned:
+            applied[ref], result = self.reconcile(obj, ref)
+            if result is not None:
+                self.report.objects.append(result)
+                by_chart.setdefault(chart, []).append(str(result) + self.suffix)
+            elif str(ref) in self.report.diffs:
+                by_chart.setdefault(chart, []).append(f"would change {ref}")
+            else:
+                by_chart.setdefault(chart, [])
+        for chart, lines in by_chart.items():
+            self.out(f"[{step}] {chart}: " + (", ".join(lines) or "no changes"))
         return applied
 
-    def wait_for_upstream_ip(self, applied: dict[ObjectRef, Manifest]) -> None:
-        ref = self.ref("Service", defaults.UPSTREAM_SERVICE_NAME)
+    def wait_for_upstream_ip(self, ref: ObjectRef, applied: dict[ObjectRef, Manifest]) -> None:
         if self.options.dry_run or self.options.diff:
             self.out(f"[5/7] {ref} ClusterIP: not waited for{self.suffix or ' (diff)'}")
             return
@@ -236,52 +332,78 @@ class _Deploy:
         waited = time.monotonic() - started
         self.out(f"[5/7] {ref} ClusterIP: {service['spec']['clusterIP']} (waited {waited:.1f}s)")
 
-    def restart(self) -> None:
-        ref = self.ref("DaemonSet", defaults.DAEMON_SET_NAME, "apps/v1")
+    def restart(self, component: Component) -> None:
+        ref = ObjectRef.of(component.daemon_set)
+        upstream = ObjectRef.of(component.upstream_service)
         if not (self.report.first_deploy or self.report.freshly_created):
-            upstream = self.ref("Service", defaults.UPSTREAM_SERVICE_NAME)
             self.out(f"[7/7] rollout restart: not needed ({upstream} predates this run)")
             return
-        if self.options.diff or (self.options.dry_run and self.live[ref] is None):
+        if self.options.diff or (self.options.dry_run and self.live.get(ref) is None):
             self.out(f"[7/7] rollout restart: would restart {ref}{self.suffix or ' (diff)'}")
             return
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         patch = {"spec": {"template": {"metadata": {"annotations": {RESTART_ANNOTATION: stamp}}}}}
         self.client.merge_patch(ref, patch, field_manager=RESTART_FIELD_MANAGER, dry_run=self.options.dry_run)
         self.report.restarted = not self.options.dry_run
-        reason = "first deploy" if self.report.first_deploy else "kube-dns-upstream created in this run"
+        reason = "first deploy" if self.report.first_deploy else f"{upstream.name} created in this run"
         self.out(f"[7/7] rollout restart: {ref} restarted at {stamp} ({reason}){self.suffix}")
 
     def run(self) -> DeployReport:
-        self.precondition()
-        self.resolve_cluster_ip()
-        with_monitoring = self.check_monitoring_api()
-        charts = self.synthesize(with_monitoring)
-        by_role = {chart.role: chart for chart in charts}
-        applied = self.apply_chart("5/7", by_role["services"])
-        self.wait_for_upstream_ip(applied)
-        self.apply_chart("6/7", by_role["workload"])
-        if "monitoring" in by_role:
-            self.apply_chart("6/7", by_role["monitoring"])
-        else:
-            self.out("[6/7] monitoring: skipped")
-        self.restart()
+        cluster_ip = self.resolve_cluster_ip()
+        charts = tuple(self.source(cluster_ip))
+        component = self.plan(charts)
+        self.precondition(component)
+        self.out(f"[2/7] kube-dns ClusterIP: {cluster_ip} (IPv6)")
+        planned = self.order(charts)
+        objects = sum(len(chart.objects) for chart in charts)
+        self.out(f"[3/7] synthesized {objects} objects in {len(charts)} chart(s) with ClusterIP {cluster_ip}")
+        skipped = objects - len(planned)
+        self.out(
+            "[4/7] apply order: "
+            + " -> ".join(f"{chart.name} ({len(chart.objects)})" for chart in charts)
+            + (f"; {skipped} monitoring object(s) skipped (--skip-monitoring)" if skipped else "")
+        )
+        upstream = ObjectRef.of(component.upstream_service)
+        split = _services_phase(planned, upstream, ObjectRef.of(component.daemon_set))
+        applied = self.apply("5/7", planned[:split])
+        self.wait_for_upstream_ip(upstream, applied)
+        if planned[split:]:
+            self.apply("6/7", planned[split:])
+        self.restart(component)
         return self.report
+
+
+def _services_phase(planned: list[tuple[str, Manifest, ObjectRef]], upstream: ObjectRef, daemon_set: ObjectRef) -> int:
+    """How many planned objects step 5 applies: through the end of kube-dns-upstream's chart, never the DaemonSet.
+
+    The spec applies the Services, waits for the ClusterIP, then the rest; a chart holding
+    the Service and the DaemonSet both is split just before the DaemonSet.
+    """
+    index = next(i for i, (_, _, ref) in enumerate(planned) if ref == upstream)
+    chart = planned[index][0]
+    end = index + 1
+    while end < len(planned) and planned[end][0] == chart and planned[end][2] != daemon_set:
+        end += 1
+    return end
 
 
 def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
 
+def _labels(labels: Mapping[str, str]) -> str:
+    return ",".join(f"{key}={value}" for key, value in labels.items())
+
+
 def deploy(
     client: KubeClient,
-    props: NodeLocalDNSProps,
+    source: AppSource,
     options: DeployOptions | None = None,
     out: Callable[[str], None] = print,
 ) -> DeployReport:
-    """Deploy NodeLocal DNSCache to the cluster behind ``client``; one line per step to ``out``.
+    """Deploy the app of ``source`` to the cluster behind ``client``; one line per step to ``out``.
 
     Raises a :class:`~constructs_nld.deploy.errors.DeployError` (whose ``exit_code`` the
     CLI returns) or ``ApiException`` for a request the API server refused.
     """
-    return _Deploy(client, props, options or DeployOptions(), out).run()
+    return _Deploy(client, source, options or DeployOptions(), out).run()

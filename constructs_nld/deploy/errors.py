@@ -10,6 +10,7 @@ __all__ = [
     "DeployError",
     "ExitCode",
     "InvalidConfigError",
+    "KubeconfigError",
     "MonitoringUnavailableError",
     "PreconditionError",
     "WaitTimeoutError",
@@ -26,7 +27,7 @@ class ExitCode(IntEnum):
     """The API server refused a request or could not be reached."""
 
     INVALID = 2
-    """Bad arguments or props, or output that still holds a placeholder: nothing applied."""
+    """Bad arguments, kubeconfig, app or props, or output that still holds a placeholder: nothing applied."""
 
     PRECONDITION = 3
     """kube-dns-upstream exists with a foreign selector: nothing applied."""
@@ -56,6 +57,12 @@ class ApiUnreachableError(DeployError):
 
 class InvalidConfigError(DeployError):
     """Props or synthesized output are not fit to apply."""
+
+    exit_code = ExitCode.INVALID
+
+
+class KubeconfigError(DeployError):
+    """The kubeconfig is missing or malformed, or lacks the context asked for."""
 
     exit_code = ExitCode.INVALID
 

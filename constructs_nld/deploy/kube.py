@@ -9,18 +9,23 @@ stay the official client's.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+import socket
+import ssl
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
+import yaml
 from kubernetes import config as kube_config
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
-from constructs_nld.deploy.errors import ApiUnreachableError
+from constructs_nld.deploy.errors import ApiUnreachableError, KubeconfigError
 
-__all__ = ["FIELD_MANAGER", "KubeClient", "Manifest", "ObjectRef", "ResourceType", "load_client"]
+__all__ = ["FIELD_MANAGER", "KindNotServedError", "KubeClient", "Manifest", "ObjectRef", "ResourceType", "load_client"]
 
 Manifest = dict[str, Any]
 """One Kubernetes object as plain data."""
@@ -36,6 +41,7 @@ class ResourceType:
     api_version: str
     kind: str
     plural: str
+    namespaced: bool = True
 
     def collection_path(self, namespace: str | None) -> str:
         """URL path of the collection, namespaced when ``namespace`` is given."""
@@ -45,32 +51,26 @@ class ResourceType:
         return f"{prefix}/namespaces/{quote(namespace)}/{self.plural}"
 
 
-_TYPES: Final = {
+_KNOWN: Final = {
     (t.api_version, t.kind): t
     for t in (
         ResourceType("v1", "Service", "services"),
         ResourceType("v1", "ServiceAccount", "serviceaccounts"),
         ResourceType("v1", "ConfigMap", "configmaps"),
         ResourceType("v1", "Pod", "pods"),
-        ResourceType("v1", "Node", "nodes"),
+        ResourceType("v1", "Node", "nodes", namespaced=False),
+        ResourceType("v1", "Namespace", "namespaces", namespaced=False),
         ResourceType("apps/v1", "DaemonSet", "daemonsets"),
-        ResourceType("monitoring.coreos.com/v1", "PodMonitor", "podmonitors"),
-        ResourceType("monitoring.coreos.com/v1", "PrometheusRule", "prometheusrules"),
     )
 }
-
-
-def resource_type(api_version: str, kind: str) -> ResourceType:
-    """The resource type of ``kind``; only the kinds this component uses are known."""
-    try:
-        return _TYPES[(api_version, kind)]
-    except KeyError:
-        raise ValueError(f"kind: {api_version} {kind} is not a kind this deploy manages") from None
+"""Built-in kinds NodeLocal DNS reads and writes, served by every cluster: known without a discovery
+request. Every other kind (the prometheus-operator's among them) is looked up, so an absent CRD
+is found before anything is written."""
 
 
 @dataclass(frozen=True)
 class ObjectRef:
-    """Identity of one object."""
+    """Identity of one object; ``namespace`` is None for cluster-scoped kinds."""
 
     api_version: str
     kind: str
@@ -79,14 +79,9 @@ class ObjectRef:
 
     @classmethod
     def of(cls, manifest: Mapping[str, Any]) -> ObjectRef:
-        """The identity of a manifest."""
+        """The identity of a manifest, its namespace as written (see :meth:`KubeClient.ref_of`)."""
         metadata = manifest["metadata"]
         return cls(manifest["apiVersion"], manifest["kind"], metadata.get("namespace"), metadata["name"])
-
-    @property
-    def path(self) -> str:
-        """URL path of the object."""
-        return f"{resource_type(self.api_version, self.kind).collection_path(self.namespace)}/{quote(self.name)}"
 
     def __str__(self) -> str:
         """``kind/namespace/name``, as in the step lines."""
@@ -94,13 +89,23 @@ class ObjectRef:
         return f"{self.kind.lower()}/{where}{self.name}"
 
 
+class KindNotServedError(LookupError):
+    """The API server does not serve a kind (its CRD is not installed, or the apiVersion is wrong)."""
+
+
 class KubeClient:
     """GET, LIST, server-side apply and merge patch, raising ``ApiException`` on HTTP errors."""
 
-    def __init__(self, api_client: ApiClient, *, timeout: float = 30.0) -> None:
-        """Wrap a configured ``kubernetes.client.ApiClient``."""
+    def __init__(self, api_client: ApiClient, *, timeout: float = 30.0, default_namespace: str = "default") -> None:
+        """Wrap a configured ``kubernetes.client.ApiClient``.
+
+        ``default_namespace`` is where a namespaced object without ``metadata.namespace``
+        goes, as with ``kubectl apply`` (the kubeconfig context's namespace).
+        """
         self._api = api_client
         self._timeout = timeout
+        self.default_namespace = default_namespace
+        self._discovered: dict[str, dict[str, ResourceType] | None] = {}
 
     def _request(
         self,
@@ -137,12 +142,64 @@ class KubeClient:
         return json.loads(text) if text else None
 
     def _unreachable(self, error: Exception) -> ApiUnreachableError:
-        return ApiUnreachableError(f"cannot reach the API server at {self._api.configuration.host}: {error}")
+        return ApiUnreachableError(f"cannot reach the API server at {self._api.configuration.host}: {_reason(error)}")
+
+    def _discover(self, api_version: str) -> dict[str, ResourceType] | None:
+        """The kinds served under ``api_version`` by kind, or None when it is not served; cached."""
+        if api_version not in self._discovered:
+            path = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+            try:
+                listing = self._request("GET", path)
+            except ApiException as error:
+                if error.status != 404:
+                    raise
+                listing = None
+            self._discovered[api_version] = (
+                None
+                if listing is None
+                else {
+                    resource["kind"]: ResourceType(
+                        api_version, resource["kind"], resource["name"], resource["namespaced"]
+                    )
+                    for resource in listing.get("resources", [])
+                    if "/" not in resource["name"]  # subresources such as pods/status
+                }
+            )
+        return self._discovered[api_version]
+
+    def resource_type(self, api_version: str, kind: str) -> ResourceType:
+        """Where ``kind`` lives; NodeLocal DNS's own kinds without a request, others by discovery.
+
+        Raises :class:`KindNotServedError` when the cluster does not serve the kind.
+        """
+        known = _KNOWN.get((api_version, kind))
+        if known is not None:
+            return known
+        served = self._discover(api_version)
+        if served is None or kind not in served:
+            raise KindNotServedError(f"{kind} ({api_version}) is not served by the cluster")
+        return served[kind]
+
+    def ref_of(self, manifest: Mapping[str, Any]) -> ObjectRef:
+        """The identity of a manifest, with the namespace the API server will use.
+
+        A namespaced kind without ``metadata.namespace`` lands in :attr:`default_namespace`;
+        a cluster-scoped kind has none.
+        """
+        ref = ObjectRef.of(manifest)
+        namespaced = self.resource_type(ref.api_version, ref.kind).namespaced
+        namespace = (ref.namespace or self.default_namespace) if namespaced else None
+        return ObjectRef(ref.api_version, ref.kind, namespace, ref.name)
+
+    def path(self, ref: ObjectRef) -> str:
+        """URL path of the object."""
+        collection = self.resource_type(ref.api_version, ref.kind).collection_path(ref.namespace)
+        return f"{collection}/{quote(ref.name)}"
 
     def get(self, ref: ObjectRef) -> Manifest | None:
         """The live object, or None when it does not exist."""
         try:
-            result: Manifest = self._request("GET", ref.path)
+            result: Manifest = self._request("GET", self.path(ref))
         except ApiException as error:
             if error.status == 404:
                 return None
@@ -152,7 +209,7 @@ class KubeClient:
     def list(self, api_version: str, kind: str, namespace: str | None, *, label_selector: str = "") -> list[Manifest]:
         """Every object of ``kind`` in ``namespace`` (or the cluster when None)."""
         query = [("labelSelector", label_selector)] if label_selector else []
-        result = self._request("GET", resource_type(api_version, kind).collection_path(namespace), query=query)
+        result = self._request("GET", self.resource_type(api_version, kind).collection_path(namespace), query=query)
         items: list[Manifest] = result.get("items", [])
         for item in items:
             item.setdefault("apiVersion", api_version)
@@ -166,7 +223,7 @@ class KubeClient:
             query.append(("dryRun", "All"))
         result: Manifest = self._request(
             "PATCH",
-            ObjectRef.of(manifest).path,
+            self.path(self.ref_of(manifest)),
             query=query,
             body=manifest,
             content_type="application/apply-patch+yaml",
@@ -181,27 +238,103 @@ class KubeClient:
         if dry_run:
             query.append(("dryRun", "All"))
         result: Manifest = self._request(
-            "PATCH", ref.path, query=query, body=dict(patch), content_type="application/merge-patch+json"
+            "PATCH", self.path(ref), query=query, body=dict(patch), content_type="application/merge-patch+json"
+        )
+        return result
+
+    def json_patch(
+        self, ref: ObjectRef, operations: Sequence[Mapping[str, Any]], *, field_manager: str, dry_run: bool = False
+    ) -> Manifest:
+        """RFC 6902 JSON patch of ``ref`` (e.g. guarded by a ``test`` of the resourceVersion)."""
+        query = [("fieldManager", field_manager)]
+        if dry_run:
+            query.append(("dryRun", "All"))
+        result: Manifest = self._request(
+            "PATCH",
+            self.path(ref),
+            query=query,
+            body=[dict(op) for op in operations],
+            content_type="application/json-patch+json",
         )
         return result
 
     def served_resources(self, group_version: str) -> set[str] | None:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
-        try:
-            result = self._request("GET", f"/apis/{group_version}")
-        except ApiException as error:
-            if error.status == 404:
-                return None
-            raise
-        return {resource["name"] for resource in result.get("resources", [])}
+        served = self._discover(group_version)
+        return None if served is None else {resource.plural for resource in served.values()}
+
+
+def _reason(error: BaseException) -> str:
+    """The root cause of a transport error in a few words, not urllib3's nested reprs."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        reason = getattr(current, "reason", None)
+        current = reason if isinstance(reason, BaseException) else (current.__cause__ or current.__context__)
+    for cause in reversed(chain):
+        if isinstance(cause, ssl.SSLError):
+            return f"TLS error: {cause.reason or cause}"
+        if isinstance(cause, TimeoutError | socket.timeout) or "timed out" in str(cause).lower():
+            return "timed out"
+        if isinstance(cause, OSError) and cause.strerror:
+            return str(cause.strerror).lower()
+    return type(chain[-1]).__name__
+
+
+def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
+    if kubeconfig is not None:
+        return [Path(kubeconfig).expanduser()]
+    from_env = os.environ.get("KUBECONFIG", "")
+    if from_env:
+        return [Path(part).expanduser() for part in from_env.split(os.pathsep) if part]
+    return [Path(kube_config.KUBE_CONFIG_DEFAULT_LOCATION).expanduser()]
+
+
+def _read_kubeconfig(kubeconfig: str | None) -> tuple[Path, dict[str, Any]]:
+    """The first kubeconfig that exists, parsed; one-line errors naming the path."""
+    paths = _kubeconfig_paths(kubeconfig)
+    where = "--kubeconfig" if kubeconfig is not None else ("$KUBECONFIG" if os.environ.get("KUBECONFIG") else "default")
+    existing = [path for path in paths if path.exists()]
+    if not existing:
+        listed = ", ".join(str(path) for path in paths)
+        raise KubeconfigError(f"no kubeconfig: {listed} ({where}) does not exist; pass --kubeconfig FILE")
+    path = existing[0]
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise KubeconfigError(f"cannot read kubeconfig {path}: {error.strerror or error}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise KubeconfigError(f"kubeconfig {path} is not valid YAML{at}") from None
+    if not isinstance(data, dict) or not data.get("contexts"):
+        raise KubeconfigError(f"kubeconfig {path} defines no contexts")
+    return path, data
 
 
 def load_client(kubeconfig: str | None, context: str | None, *, timeout: float) -> KubeClient:
-    """A client for ``context`` of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``)."""
+    """A client for ``context`` of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``).
+
+    A missing or malformed kubeconfig, or an unknown context, raises :class:`KubeconfigError`
+    with one line naming the file and what is wrong.
+    """
+    path, data = _read_kubeconfig(kubeconfig)
+    contexts = {c.get("name"): c.get("context") or {} for c in data["contexts"] if isinstance(c, dict)}
+    name = context or data.get("current-context")
+    if not name:
+        raise KubeconfigError(f"kubeconfig {path} has no current-context; pass --context (one of {_names(contexts)})")
+    if name not in contexts:
+        raise KubeconfigError(f"context {name!r} is not in kubeconfig {path} (it has {_names(contexts)})")
     try:
         api_client = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context, persist_config=False
+            config_file=str(path), context=name, persist_config=False
         )
-    except (kube_config.ConfigException, OSError) as error:
-        raise ApiUnreachableError(f"cannot load kubeconfig: {error}") from error
-    return KubeClient(api_client, timeout=timeout)
+    except (kube_config.ConfigException, OSError, ValueError, TypeError) as error:
+        raise KubeconfigError(f"kubeconfig {path}, context {name!r}: {' '.join(str(error).split())}") from None
+    namespace = contexts[name].get("namespace") or "default"
+    return KubeClient(api_client, timeout=timeout, default_namespace=namespace)
+
+
+def _names(contexts: Mapping[str | None, Any]) -> str:
+    return ", ".join(repr(name) for name in contexts if name) or "none"

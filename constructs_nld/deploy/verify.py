@@ -1,7 +1,10 @@
 """``verify``: the spec's smoke tests and its "Common Failure Modes" table, as checks on a live cluster.
 
-Each check reports pass, fail or warn with what it saw; a failure also says the likely
-cause and the fix, as the spec's table does.
+It checks what the user's app configures — namespace, names, tolerations, ports,
+PodMonitor — read from the same synthesized app ``deploy`` applies
+(:mod:`constructs_nld.deploy.source`), never from defaults. Each check reports pass,
+fail or warn with what it saw; a failure also says the likely cause and the fix, as the
+spec's table does.
 """
 
 from __future__ import annotations
@@ -12,12 +15,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
 
 from constructs_nld import defaults
-from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
-from constructs_nld.nodelocaldns import NodeLocalDNSProps
+from constructs_nld import placeholders as ph
+from constructs_nld.deploy.compare import is_subset
+from constructs_nld.deploy.component import Component, is_monitoring, locate
+from constructs_nld.deploy.deployer import LAST_APPLIED_ANNOTATION
+from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.source import AppSource
 from constructs_nld.placeholders import find_unresolved_placeholders
+from constructs_nld.props import check_ipv6_address
 from constructs_nld.rules import find_wrong_metric_prefix
 
-__all__ = ["TRANSITION_GRACE", "CheckResult", "Status", "format_result", "verify"]
+__all__ = ["TRANSITION_GRACE", "CheckResult", "Status", "format_result", "verify", "without_bookkeeping"]
 
 Status = Literal["pass", "fail", "warn"]
 
@@ -26,6 +34,11 @@ TRANSITION_GRACE: Final = timedelta(minutes=5)
 
 _CONDITION_TAINT_PREFIX: Final = "node.kubernetes.io/"
 """Taints the node controller sets from node conditions (not-ready, memory-pressure, …)."""
+
+_PLACEHOLDER_CAUSES: Final = {
+    ph.KUBE_DNS_CLUSTER_IP: "__KUBE_DNS_CLUSTER_IP__ was not substituted (a preview was applied): "
+    "the Corefile does not parse and pods crashloop",
+}
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,23 @@ def format_result(result: CheckResult) -> str:
     return line
 
 
+def without_bookkeeping(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """``obj`` without what tools record about it rather than configure in it.
+
+    ``managedFields`` and client-side ``kubectl apply``'s ``last-applied-configuration``
+    hold copies of old configurations (the spec's Corefile with node-cache's placeholders,
+    say) that nothing reads at runtime.
+    """
+    metadata = dict(obj.get("metadata") or {})
+    metadata.pop("managedFields", None)
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k != LAST_APPLIED_ANNOTATION}
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
+    return {**obj, "metadata": metadata}
+
+
 def _timestamp(obj: Mapping[str, Any]) -> datetime:
     return datetime.fromisoformat(obj["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
 
@@ -71,21 +101,19 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 
 
 class _Verify:
-    def __init__(self, client: KubeClient, props: NodeLocalDNSProps, now: datetime) -> None:
+    def __init__(self, client: KubeClient, component: Component, now: datetime) -> None:
         self.client = client
-        self.props = props
+        self.component = component
         self.now = now
-        ns = props.namespace
-        self.daemon_set = client.get(ObjectRef("apps/v1", "DaemonSet", ns, defaults.DAEMON_SET_NAME))
-        self.upstream = client.get(ObjectRef("v1", "Service", ns, defaults.UPSTREAM_SERVICE_NAME))
-        self.metrics = client.get(ObjectRef("v1", "Service", ns, defaults.METRICS_SERVICE_NAME))
-        self.config_map = client.get(ObjectRef("v1", "ConfigMap", ns, defaults.CONFIG_MAP_NAME))
+        self.namespace = component.namespace
+        self.daemon_set = client.get(ObjectRef.of(component.daemon_set))
+        self.upstream = client.get(ObjectRef.of(component.upstream_service))
         self.nodes = client.list("v1", "Node", None)
-        selector = ",".join(f"{k}={v}" for k, v in defaults.NODE_CACHE_APP_LABEL.items())
-        self.pods = client.list("v1", "Pod", ns, label_selector=selector)
+        self.pods = client.list("v1", "Pod", self.namespace, label_selector=component.pod_selector)
         self.monitoring_served = client.served_resources("monitoring.coreos.com/v1") or set()
-        pod_spec = (self.daemon_set or {}).get("spec", {}).get("template", {}).get("spec", {})
-        self.tolerations: list[Mapping[str, Any]] = pod_spec.get("tolerations") or []
+        self.tolerations = component.tolerations
+        self.ds_name = component.daemon_set["metadata"]["name"]
+        self.upstream_name = component.upstream_service["metadata"]["name"]
 
     def untolerated(self, node: Manifest) -> list[str]:
         taints = node.get("spec", {}).get("taints") or []
@@ -109,16 +137,13 @@ class _Verify:
             return "new"
         return ""
 
+    def _not_deployed(self, name: str, what: str, diagnosis: str) -> CheckResult:
+        return CheckResult(name, "fail", f"{what} not found", diagnosis, "python deploy.py")
+
     def check_daemon_set(self) -> CheckResult:
         name = "daemonset-healthy"
         if self.daemon_set is None:
-            return CheckResult(
-                name,
-                "fail",
-                f"daemonset {defaults.DAEMON_SET_NAME} not found",
-                "NodeLocal DNSCache is not deployed",
-                "python deploy.py",
-            )
+            return self._not_deployed(name, f"daemonset {self.ds_name}", "NodeLocal DNSCache is not deployed")
         pods_by_node: dict[str, list[Manifest]] = {}
         for pod in self.pods:
             pods_by_node.setdefault(pod.get("spec", {}).get("nodeName", ""), []).append(pod)
@@ -127,119 +152,177 @@ class _Verify:
         healthy = 0
         for node in self.nodes:
             node_name = node["metadata"]["name"]
-            transition = self.in_transition(node)
-            if transition:
-                skipped.append(f"{node_name} ({transition})")
-                continue
-            if self.untolerated(node):
-                skipped.append(f"{node_name} (untolerated taints)")
-                continue
             ready = [
                 p
                 for p in pods_by_node.get(node_name, [])
                 if p.get("status", {}).get("phase") == "Running" and _ready(p.get("status", {}).get("conditions"))
             ]
+            transition = self.in_transition(node) or ("untolerated taints" if self.untolerated(node) else "")
             if ready:
                 healthy += 1
-                continue
-            reasons = sorted(
-                {
-                    s.get("state", {}).get("waiting", {}).get("reason", "")
-                    for p in pods_by_node.get(node_name, [])
-                    for s in p.get("status", {}).get("containerStatuses") or []
-                }
-                - {""}
-            )
-            missing.append(f"{node_name} ({', '.join(reasons) or 'no ready pod'})")
+            elif transition:
+                skipped.append(f"{node_name} ({transition})")
+            else:
+                reasons = sorted(
+                    {
+                        s.get("state", {}).get("waiting", {}).get("reason", "")
+                        for p in pods_by_node.get(node_name, [])
+                        for s in p.get("status", {}).get("containerStatuses") or []
+                    }
+                    - {""}
+                )
+                missing.append(f"{node_name} ({', '.join(reasons) or 'no ready pod'})")
         tail = f"; skipped in transition: {', '.join(skipped)}" if skipped else ""
+        logs = f"kubectl describe pod -n {self.namespace} -l {self.component.pod_selector}; "
+        logs += f"kubectl logs -n {self.namespace} <pod>"
         if missing:
             return CheckResult(
                 name,
                 "fail",
                 f"{len(missing)} node(s) without a ready node-cache pod: {', '.join(missing)}{tail}",
                 "pod unavailable: image pull, scheduling or crashloop; those nodes fall through to cluster CoreDNS",
-                f"kubectl describe pod -n {self.props.namespace} -l k8s-app=node-local-dns; "
-                f"kubectl logs -n {self.props.namespace} <pod>",
+                logs,
             )
-        return CheckResult(name, "pass", f"ready on {healthy} node(s){tail}")
+        problem = self.status_problem(len(skipped), logs)
+        if problem is not None:
+            detail, cause, fix = problem
+            return CheckResult(name, "fail", detail + tail, cause, fix)
+        return CheckResult(name, "pass", f"ready on {healthy} node(s); {self.status_summary()}{tail}")
+
+    def status_summary(self) -> str:
+        status = (self.daemon_set or {}).get("status") or {}
+        return (
+            f"desired {status.get('desiredNumberScheduled', 0)}, ready {status.get('numberReady', 0)}, "
+            f"updated {status.get('updatedNumberScheduled', 0)}"
+        )
+
+    def status_problem(self, in_transition: int, logs: str) -> tuple[str, str, str] | None:
+        """What the DaemonSet's own status says is wrong, as the production smoke test reads it.
+
+        desired = ready = updated with the current generation observed; the pods missing
+        may only be those of nodes in transition, and never all of them: a DaemonSet with
+        no ready pod does not pass, however young the nodes are.
+        """
+        assert self.daemon_set is not None
+        status = self.daemon_set.get("status") or {}
+        desired = status.get("desiredNumberScheduled", 0)
+        ready = status.get("numberReady", 0)
+        updated = status.get("updatedNumberScheduled", 0)
+        generation = self.daemon_set["metadata"].get("generation", 0)
+        observed = status.get("observedGeneration", 0)
+        summary = self.status_summary()
+        rollout = f"kubectl rollout status ds {self.ds_name} -n {self.namespace}"
+        if observed < generation:
+            return (
+                f"the DaemonSet controller has not observed generation {generation} (observed {observed}; {summary})",
+                "the controller is behind or not running: the status says nothing about the current pod template",
+                f"{rollout}; check kube-controller-manager",
+            )
+        if desired == 0 or ready == 0:
+            what = "no node runs node-cache" if desired == 0 else "no node-cache pod is ready"
+            return (
+                f"{what} ({summary})",
+                "nothing is cached anywhere: every node is new, not ready, cordoned or tainted beyond the "
+                "app's tolerations, or the pods cannot start",
+                f"wait for the nodes to settle and check taints against the app's tolerations; {logs}",
+            )
+        if updated < desired:
+            return (
+                f"rollout unfinished: {updated} of {desired} pods run the current template ({summary})",
+                "a rollout is in progress or stuck (new pods not becoming ready)",
+                f"{rollout}; {logs}",
+            )
+        if desired - ready > in_transition:
+            return (
+                f"{desired - ready} pod(s) not ready, more than the {in_transition} node(s) in transition ({summary})",
+                "pods are failing on settled nodes; those nodes fall through to cluster CoreDNS",
+                logs,
+            )
+        return None
 
     def check_metrics_headless(self) -> CheckResult:
         name = "metrics-service-headless"
-        if self.metrics is None:
-            return CheckResult(
-                name,
-                "fail",
-                f"service {defaults.METRICS_SERVICE_NAME} not found",
-                "the PodMonitor has no pod-level discovery",
-                "python deploy.py",
-            )
-        cluster_ip = self.metrics.get("spec", {}).get("clusterIP")
-        if cluster_ip != "None":
-            return CheckResult(
-                name,
-                "fail",
-                f"clusterIP is {cluster_ip!r}, not 'None'",
-                "a non-headless Service load-balances one address instead of listing every pod",
-                f"kubectl delete svc -n {self.props.namespace} {defaults.METRICS_SERVICE_NAME}; python deploy.py",
-            )
+        if not self.component.metrics_services:
+            return CheckResult(name, "warn", "the app defines no headless Service selecting the node-cache pods")
+        for service in self.component.metrics_services:
+            ref = ObjectRef.of(service)
+            live = self.client.get(ref)
+            if live is None:
+                return self._not_deployed(name, f"service {ref.name}", "the PodMonitor has no pod-level discovery")
+            cluster_ip = live.get("spec", {}).get("clusterIP")
+            if cluster_ip != "None":
+                return CheckResult(
+                    name,
+                    "fail",
+                    f"{ref} clusterIP is {cluster_ip!r}, not 'None'",
+                    "a non-headless Service load-balances one address instead of listing every pod",
+                    f"kubectl delete svc -n {ref.namespace} {ref.name}; python deploy.py",
+                )
         return CheckResult(name, "pass", "clusterIP None")
 
     def check_upstream_selector(self) -> CheckResult:
         name = "upstream-service-selects-kube-dns"
+        expected = self.component.upstream_service["spec"].get("selector") or {}
         if self.upstream is None:
-            return CheckResult(
+            return self._not_deployed(
                 name,
-                "fail",
-                f"service {defaults.UPSTREAM_SERVICE_NAME} not found",
+                f"service {self.upstream_name}",
                 "node-cache pods get no KUBE_DNS_UPSTREAM_SERVICE_HOST and crashloop",
-                "python deploy.py (it restarts the DaemonSet after recreating the Service)",
             )
         selector = self.upstream.get("spec", {}).get("selector") or {}
-        if selector != defaults.KUBE_DNS_SELECTOR:
+        if selector != expected:
             return CheckResult(
                 name,
                 "fail",
                 f"selector is {selector!r}",
                 "selector drift: cache misses go to the wrong pods",
-                "restore selector k8s-app=kube-dns (python deploy.py refuses to overwrite a foreign one)",
+                f"restore selector {_labels(expected)} (python deploy.py refuses to overwrite a foreign one)",
             )
-        return CheckResult(name, "pass", "selector k8s-app=kube-dns")
+        return CheckResult(name, "pass", f"selector {_labels(expected)}")
 
     def check_placeholders(self) -> CheckResult:
         name = "no-unsubstituted-placeholder"
-        objects = [o for o in (self.config_map, self.daemon_set) if o is not None]
-        found = find_unresolved_placeholders(objects)
+        refs = [ObjectRef.of(obj) for obj in (*self.component.config_maps, self.component.daemon_set)]
+        live = [without_bookkeeping(obj) for ref in refs if (obj := self.client.get(ref)) is not None]
+        found = find_unresolved_placeholders(live)
         if found:
+            tokens = sorted({f.token for f in found})
+            cause = "; ".join(
+                _PLACEHOLDER_CAUSES.get(
+                    token,
+                    f"{token} is left where nothing fills it (node-cache fills its __PILLAR__ placeholders "
+                    "only in the Corefile it renders)",
+                )
+                for token in tokens
+            )
             return CheckResult(
                 name,
                 "fail",
                 "; ".join(str(f) for f in found),
-                "__KUBE_DNS_CLUSTER_IP__ was not substituted: the Corefile does not parse and pods crashloop",
-                "python deploy.py (it synthesizes with the live ClusterIP)",
+                cause,
+                "python deploy.py (it synthesizes the app with the live ClusterIP)",
             )
         return CheckResult(name, "pass", "ConfigMap and DaemonSet hold no placeholder of ours")
 
     def check_pods_after_service(self) -> CheckResult:
         name = "pods-created-after-upstream-service"
         if self.upstream is None:
-            return CheckResult(name, "warn", "kube-dns-upstream not found; see upstream-service-selects-kube-dns")
+            return CheckResult(name, "warn", f"{self.upstream_name} not found; see upstream-service-selects-kube-dns")
         created = _timestamp(self.upstream)
         early = [p["metadata"]["name"] for p in self.pods if _timestamp(p) < created]
         if early:
             return CheckResult(
                 name,
                 "fail",
-                f"{len(early)} pod(s) predate {defaults.UPSTREAM_SERVICE_NAME}: {', '.join(sorted(early))}",
+                f"{len(early)} pod(s) predate {self.upstream_name}: {', '.join(sorted(early))}",
                 "kubelet injects KUBE_DNS_UPSTREAM_SERVICE_HOST only into pods created after the Service: "
                 "no interception",
-                f"kubectl rollout restart ds {defaults.DAEMON_SET_NAME} -n {self.props.namespace}",
+                f"kubectl rollout restart ds {self.ds_name} -n {self.namespace}",
             )
         return CheckResult(name, "pass", f"all {len(self.pods)} pod(s) created after the Service")
 
     def check_taints(self) -> CheckResult:
         name = "node-taints-tolerated"
-        if self.daemon_set is None:
-            return CheckResult(name, "warn", "daemonset not found; taints not checked")
         bad = {node["metadata"]["name"]: self.untolerated(node) for node in self.nodes}
         bad = {node: taints for node, taints in bad.items() if taints}
         if bad:
@@ -249,7 +332,7 @@ class _Verify:
                 "fail",
                 f"taints not tolerated: {listing}",
                 "node-cache cannot run there; those nodes have no local cache",
-                "add the taint keys to NodeLocalDNSProps.tolerations (never operator Exists without a key)",
+                "add the taint keys to the app's NodeLocalDNSProps.tolerations (never operator Exists without a key)",
             )
         return CheckResult(name, "pass", f"every taint on {len(self.nodes)} node(s) tolerated")
 
@@ -279,21 +362,49 @@ class _Verify:
         name = "podmonitor-scrapes-both-ports"
         if "podmonitors" not in self.monitoring_served:
             return CheckResult(name, "warn", "monitoring.coreos.com PodMonitor not served; not checked")
-        ref = ObjectRef(
-            "monitoring.coreos.com/v1", "PodMonitor", self.props.monitoring_namespace, defaults.POD_MONITOR_NAME
-        )
-        monitor = self.client.get(ref)
-        ports = {e.get("port") for e in (monitor or {}).get("spec", {}).get("podMetricsEndpoints") or []}
-        expected = {defaults.METRICS_PORT_NAME, defaults.BINARY_METRICS_PORT_NAME}
-        if not expected <= ports:
+        if not self.component.pod_monitors:
+            return CheckResult(name, "warn", "the app defines no PodMonitor for the node-cache pods")
+        container_ports = {p.get("name"): p.get("containerPort") for p in self.component.container.get("ports") or []}
+        expected = {defaults.METRICS_PORT_NAME, defaults.BINARY_METRICS_PORT_NAME} & set(container_ports)
+        for monitor in self.component.pod_monitors:
+            ref = ObjectRef.of(monitor)
+            live = self.client.get(ref)
+            ports = {e.get("port") for e in (live or {}).get("spec", {}).get("podMetricsEndpoints") or []}
+            if not expected <= ports:
+                return CheckResult(
+                    name,
+                    "fail",
+                    f"{ref} scrapes {sorted(p for p in ports if p) or 'nothing'}",
+                    f"coredns_nodecache_setup_errors_total lives only on :{container_ports.get('metrics-binary')} "
+                    "(metrics-binary)",
+                    "python deploy.py (the app's PodMonitor has both endpoints)",
+                )
+        described = " and ".join(f"{port} ({container_ports[port]})" for port in sorted(expected))
+        return CheckResult(name, "pass", described)
+
+    def check_matches_app(self) -> CheckResult:
+        name = "live-matches-app"
+        drifted: list[str] = []
+        for desired in self.component.objects():
+            if is_monitoring(desired) and "podmonitors" not in self.monitoring_served:
+                continue
+            try:
+                live = self.client.get(self.client.ref_of(desired))
+            except KindNotServedError:
+                continue
+            if live is None:
+                drifted.append(f"{ObjectRef.of(desired)} missing")
+            elif not is_subset(desired, live):
+                drifted.append(f"{ObjectRef.of(desired)} differs")
+        if drifted:
             return CheckResult(
                 name,
                 "fail",
-                f"{ref} scrapes {sorted(ports) or 'nothing'}",
-                "coredns_nodecache_setup_errors_total lives only on :9353 (metrics-binary)",
-                "python deploy.py (the PodMonitor has both endpoints)",
+                "; ".join(drifted),
+                "the cluster runs something other than what the app configures (an older deploy, or hand edits)",
+                "python deploy.py --diff to see it; python deploy.py to apply the app",
             )
-        return CheckResult(name, "pass", "metrics (9253) and metrics-binary (9353)")
+        return CheckResult(name, "pass", f"{len(self.component.objects())} object(s) as the app configures them")
 
     def run(self) -> list[CheckResult]:
         checks: list[Callable[[], CheckResult]] = [
@@ -305,12 +416,27 @@ class _Verify:
             self.check_taints,
             self.check_rule_prefix,
             self.check_pod_monitor,
+            self.check_matches_app,
         ]
         return [check() for check in checks]
 
 
-def verify(
-    client: KubeClient, props: NodeLocalDNSProps | None = None, *, now: datetime | None = None
-) -> list[CheckResult]:
-    """Run every check against the cluster behind ``client``."""
-    return _Verify(client, props or NodeLocalDNSProps(), now or datetime.now(UTC)).run()
+def _labels(labels: Mapping[str, str]) -> str:
+    return ",".join(f"{key}={value}" for key, value in labels.items())
+
+
+def live_cluster_ip(client: KubeClient) -> str | None:
+    """kube-dns's ClusterIP when it is a usable IPv6 address, else None (the app then synthesizes a preview)."""
+    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
+    cluster_ip = (kube_dns or {}).get("spec", {}).get("clusterIP")
+    try:
+        check_ipv6_address("kube-dns ClusterIP", cluster_ip)
+    except ValueError:
+        return None
+    return str(cluster_ip)
+
+
+def verify(client: KubeClient, source: AppSource, *, now: datetime | None = None) -> list[CheckResult]:
+    """Run every check against the cluster behind ``client``, for the app of ``source``."""
+    component = locate(tuple(source(live_cluster_ip(client))))
+    return _Verify(client, component, now or datetime.now(UTC)).run()

@@ -70,7 +70,7 @@ class AlertRules(Construct):
                                 alert=rule.alert,
                                 expr=PrometheusRuleSpecGroupsRulesExpr.from_string(rule.expr),
                                 for_=rule.settings.for_,
-                                labels={"severity": rule.settings.severity},
+                                labels={"severity": rule.settings.severity, **rule.settings.labels},
                                 annotations={"summary": rule.summary, "description": rule.description},
                             )
                             for rule in p.group.rules

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from kubernetes import client as k8s_client
 
-from tests.controlplane import ControlPlane
+from tests.controlplane import REPO_ROOT, ControlPlane
 
 _startup_seconds: list[float] = []
 
@@ -27,6 +27,12 @@ def control_plane() -> Iterator[ControlPlane]:
         if control_plane.startup_seconds is not None:
             _startup_seconds.append(control_plane.startup_seconds)
         yield control_plane
+
+
+@pytest.fixture(autouse=True)
+def _in_the_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository, as a user runs ``python deploy.py`` beside ``cdk8s.yaml``."""
+    monkeypatch.chdir(REPO_ROOT)
 
 
 @pytest.fixture

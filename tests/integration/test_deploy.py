@@ -18,7 +18,7 @@ import pytest
 from kubernetes import client as k8s
 
 from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import DeployOptions, deploy, load_client
+from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
 from tests.controlplane import ControlPlane
@@ -242,7 +242,7 @@ def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_c
         match=r"(?s)not deployable: .*DaemonSet kube-system/node-local-dns: "
         r"spec.template.spec.containers\[0\].image holds __KUBE_DNS_CLUSTER_IP__",
     ):
-        deploy(client, props, out=lambda line: None)
+        deploy(client, props_source(props), out=lambda line: None)
 
     assert cluster.mutating_requests_since(mark) == []
     assert_nothing_deployed(api_client)
@@ -261,7 +261,7 @@ def test_fails_when_monitoring_crds_are_absent_unless_skipped(
 
         assert run(cluster, "--skip-monitoring") == 0
         assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
-        assert "[6/7] monitoring: skipped" in capsys.readouterr().out
+        assert "; 2 monitoring object(s) skipped (--skip-monitoring)" in capsys.readouterr().out
     finally:
         cluster.install_crds()
 
@@ -277,7 +277,7 @@ def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload
 
     try:
         with pytest.raises(ApiUnreachableError, match="cannot reach the API server"):
-            deploy(client, NodeLocalDNSProps(), out=stop_after_services)
+            deploy(client, props_source(NodeLocalDNSProps()), out=stop_after_services)
     finally:
         if not cluster.apiserver_running:
             cluster.start_apiserver()
@@ -286,7 +286,8 @@ def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload
     assert rest.get(api, rest.PATHS["daemon-set"]) is None
 
     lines: list[str] = []
-    report = deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), NodeLocalDNSProps(), out=lines.append)
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    report = deploy(client, props_source(NodeLocalDNSProps()), out=lines.append)
 
     assert {r.action for r in report.objects if r.ref.kind == "Service"} == {"unchanged"}
     assert all(rest.get(api, path) is not None for path in rest.PATHS.values())
@@ -336,7 +337,10 @@ def test_diff_shows_a_changed_prop_and_writes_nothing(cluster: ControlPlane, api
     mark = cluster.audit_mark()
 
     report = deploy(
-        client, replace(NodeLocalDNSProps(), cpu_request="50m"), DeployOptions(diff=True), out=lambda line: None
+        client,
+        props_source(replace(NodeLocalDNSProps(), cpu_request="50m")),
+        DeployOptions(diff=True),
+        out=lambda line: None,
     )
 
     assert list(report.diffs) == ["daemonset/kube-system/node-local-dns"]
@@ -354,8 +358,8 @@ def test_diff_on_an_up_to_date_cluster_says_no_changes(
 
     assert run(cluster, "--diff") == 0
 
-    out = capsys.readouterr().out
-    assert "[5/7] services: no changes" in out and "[6/7] workload: no changes" in out
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("[5/7] 0", "[6/7] 0"))]
+    assert len(lines) == 3 and all(line.endswith(".k8s.yaml: no changes") for line in lines), lines
 
 
 def test_dry_run_of_a_needed_restart_persists_nothing(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -382,13 +386,18 @@ def test_fails_when_the_context_is_not_in_the_kubeconfig(
 ) -> None:
     mark = cluster.audit_mark()
 
-    assert run(cluster, "--context", "no-such-context") == 1
+    assert run(cluster, "--context", "no-such-context") == 2
 
-    assert "cannot load kubeconfig" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"error: context 'no-such-context' is not in kubeconfig {cluster.kubeconfig_path} (it has 'nld-test')\n"
+    )
     assert cluster.requests_since(mark) == []
     assert_nothing_deployed(api_client)
 
 
-def test_fails_when_timeout_is_not_positive(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--timeout", "0"]) == 2
-    assert "--timeout must be positive" in capsys.readouterr().err
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "soon"])
+def test_fails_when_timeout_is_not_a_positive_finite_number(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--timeout", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: argument --timeout: must be a ") and f"got '{value}'" in err
+    assert len(err.splitlines()) == 1

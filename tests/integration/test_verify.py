@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from constructs_nld.deploy import CheckResult, load_client, verify
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.deploy import CheckResult, load_client, props_source, verify
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.integration import rest
@@ -29,7 +30,27 @@ def deploy_and_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[s
 
 def run_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[str, CheckResult]:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    return {result.name: result for result in verify(client, now=now)}
+    return {result.name: result for result in verify(client, props_source(NodeLocalDNSProps()), now=now)}
+
+
+def set_daemon_set_status(api: k8s.ApiClient, *, desired: int, ready: int, updated: int | None = None) -> None:
+    """What the DaemonSet controller would write, for the generation it has seen."""
+    daemon_set = rest.get(api, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    rest.patch_status(
+        api,
+        rest.PATHS["daemon-set"],
+        {
+            "observedGeneration": daemon_set["metadata"]["generation"],
+            "desiredNumberScheduled": desired,
+            "currentNumberScheduled": desired,
+            "updatedNumberScheduled": desired if updated is None else updated,
+            "numberReady": ready,
+            "numberAvailable": ready,
+            "numberUnavailable": desired - ready,
+            "numberMisscheduled": 0,
+        },
+    )
 
 
 def add_node(api: k8s.ApiClient, name: str, *, ready: bool = True, taints: list[dict[str, str]] | None = None) -> None:
@@ -98,17 +119,7 @@ def test_healthy_install_passes_every_check(
     for node in ("node-a", "node-b"):
         add_node(api_client, node, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}])
         add_pod(api_client, f"node-local-dns-{node}", node)
-    rest.patch_status(
-        api_client,
-        rest.PATHS["daemon-set"],
-        {
-            "desiredNumberScheduled": 2,
-            "currentNumberScheduled": 2,
-            "numberReady": 2,
-            "numberAvailable": 2,
-            "numberMisscheduled": 0,
-        },
-    )
+    set_daemon_set_status(api_client, desired=2, ready=2)
 
     results = run_verify(cluster)
 
@@ -121,8 +132,10 @@ def test_healthy_install_passes_every_check(
         "node-taints-tolerated": "pass",
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",
+        "live-matches-app": "pass",
     }
-    assert results["daemonset-healthy"].detail == "ready on 2 node(s)"
+    assert results["daemonset-healthy"].detail == "ready on 2 node(s); desired 2, ready 2, updated 2"
+    assert results["live-matches-app"].detail == "7 object(s) as the app configures them"
 
 
 def test_cli_verify_exit_codes(
@@ -134,9 +147,12 @@ def test_cli_verify_exit_codes(
     assert out.rstrip().endswith("failed")
 
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-a")
+    add_pod(api_client, "node-local-dns-a", "node-a")
+    set_daemon_set_status(api_client, desired=1, ready=1)
     capsys.readouterr()
     assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 0
-    assert "8 passed, 0 failed" in capsys.readouterr().out
+    assert "9 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_node_without_a_ready_pod_fails_and_names_the_reason(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -166,6 +182,7 @@ def test_nodes_in_transition_are_tolerated(cluster: ControlPlane, api_client: k8
     assert node_new is not None
     created = datetime.fromisoformat(node_new["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
     rest.request(api_client, "PATCH", "/api/v1/nodes/node-ok", {"spec": {}}, "application/merge-patch+json")
+    set_daemon_set_status(api_client, desired=3, ready=1)
 
     result = run_verify(cluster, now=created + timedelta(minutes=1))["daemonset-healthy"]
 
@@ -266,6 +283,7 @@ def test_untolerated_taints_are_listed(cluster: ControlPlane, api_client: k8s.Ap
     )
     add_node(api_client, "node-base", taints=[{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}])
     add_pod(api_client, "node-local-dns-base", "node-base")
+    set_daemon_set_status(api_client, desired=1, ready=1)
 
     results = run_verify(cluster)
 
@@ -335,3 +353,105 @@ def test_without_monitoring_crds_the_monitoring_checks_warn(cluster: ControlPlan
 
     assert results["alert-metric-prefix"].status == "warn"
     assert results["podmonitor-scrapes-both-ports"].status == "warn"
+
+
+def test_a_daemon_set_without_pods_fails_even_when_every_node_is_new(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-a")
+    add_node(api_client, "node-b")
+    node = rest.get(api_client, "/api/v1/nodes/node-a")
+    assert node is not None
+    young = datetime.fromisoformat(node["metadata"]["creationTimestamp"].replace("Z", "+00:00")) + timedelta(minutes=1)
+
+    set_daemon_set_status(api_client, desired=0, ready=0)
+    result = run_verify(cluster, now=young)["daemonset-healthy"]
+
+    assert result.status == "fail"
+    assert result.detail == (
+        "no node runs node-cache (desired 0, ready 0, updated 0); skipped in transition: node-a (new), node-b (new)"
+    )
+    assert "nothing is cached anywhere" in result.diagnosis
+    assert "tolerations" in result.fix and "kubectl describe pod" in result.fix
+
+    set_daemon_set_status(api_client, desired=2, ready=0)
+    result = run_verify(cluster, now=young)["daemonset-healthy"]
+
+    assert result.status == "fail"
+    assert result.detail.startswith("no node-cache pod is ready (desired 2, ready 0, updated 2)")
+
+
+def test_a_daemon_set_whose_controller_lags_or_whose_rollout_is_unfinished_fails(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    add_node(api_client, "node-a")
+    add_pod(api_client, "node-local-dns-a", "node-a")
+    add_node(api_client, "node-b")
+    add_pod(api_client, "node-local-dns-b", "node-b")
+
+    set_daemon_set_status(api_client, desired=2, ready=2, updated=1)
+    result = run_verify(cluster)["daemonset-healthy"]
+    assert result.status == "fail"
+    assert result.detail == "rollout unfinished: 1 of 2 pods run the current template (desired 2, ready 2, updated 1)"
+    assert result.fix.startswith("kubectl rollout status ds node-local-dns -n kube-system")
+
+    set_daemon_set_status(api_client, desired=2, ready=2)
+    rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["daemon-set"],
+        {"spec": {"template": {"metadata": {"annotations": {"example.com/bump": "1"}}}}},
+        "application/merge-patch+json",
+    )
+    result = run_verify(cluster)["daemonset-healthy"]
+    assert result.status == "fail"
+    assert result.detail.startswith("the DaemonSet controller has not observed generation 3 (observed 2;")
+
+
+def test_a_node_cache_placeholder_outside_the_corefile_is_named_in_the_cause(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    containers = daemon_set["spec"]["template"]["spec"]["containers"]
+    containers[0]["args"] = [*containers[0]["args"], "-upstream", "__PILLAR__CLUSTER__DNS__"]
+    status, _ = rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["daemon-set"],
+        {"spec": {"template": {"spec": {"containers": containers}}}},
+        "application/merge-patch+json",
+    )
+    assert status == 200
+
+    result = run_verify(cluster)["no-unsubstituted-placeholder"]
+
+    assert result.status == "fail"
+    assert result.detail == "DaemonSet kube-system/node-local-dns: spec.template.spec.containers[0].args[9] holds " + (
+        "__PILLAR__CLUSTER__DNS__"
+    )
+    assert result.diagnosis.startswith("__PILLAR__CLUSTER__DNS__ is left where nothing fills it")
+
+
+def test_a_live_object_that_drifted_from_the_app_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["config-map"],
+        {"data": {"Corefile": ".:53 {\n    errors\n}\n"}},
+        "application/merge-patch+json",
+    )
+    rest.delete(api_client, rest.PATHS["service-account"])
+
+    result = run_verify(cluster)["live-matches-app"]
+
+    assert result.status == "fail"
+    assert (
+        result.detail
+        == "serviceaccount/kube-system/node-local-dns missing; configmap/kube-system/node-local-dns differs"
+    )
+    assert result.fix == "python deploy.py --diff to see it; python deploy.py to apply the app"

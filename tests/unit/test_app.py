@@ -120,7 +120,7 @@ def test_fails_when_variable_is_link_local() -> None:
 
 
 def test_main_returns_2_and_prints_the_error_on_a_bad_variable(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main({"KUBE_DNS_CLUSTER_IP": "10.100.0.10"}) == 2
+    assert main(environ={"KUBE_DNS_CLUSTER_IP": "10.100.0.10"}) == 2
 
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -346,6 +346,9 @@ def test_pod_monitor_scrapes_both_ports(pod_monitor: dict[str, Any]) -> None:
     ]
 
 
+ROUTING = {"team": "pytorch-dev-infra", "priority": "P3"}
+
+
 def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
     rule = _one(preview_objects, "PrometheusRule", "nodelocaldns-alerts")
 
@@ -357,10 +360,14 @@ def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
     (group,) = rule["spec"]["groups"]
     assert group["name"] == "nodelocaldns"
     assert [(r["alert"], r["for"], r["labels"]) for r in group["rules"]] == [
-        ("NodeLocalDNSSetupErrors", "5m", {"severity": "critical"}),
-        ("NodeLocalDNSPodRestarting", "10m", {"severity": "warning"}),
-        ("NodeLocalDNSDaemonSetDegraded", "15m", {"severity": "warning"}),
-        ("NodeLocalDNSMetricsDown", "10m", {"severity": "warning"}),
+        ("NodeLocalDNSSetupErrors", "5m", {"severity": "critical", **ROUTING}),
+        ("NodeLocalDNSPodRestarting", "10m", {"severity": "warning", **ROUTING}),
+        (
+            "NodeLocalDNSDaemonSetDegraded",
+            "15m",
+            {"severity": "warning", "team": "pytorch-dev-infra", "priority": "P3"},
+        ),
+        ("NodeLocalDNSMetricsDown", "10m", {"severity": "warning", **ROUTING}),
     ]
     assert group["rules"][0]["expr"] == "increase(coredns_nodecache_setup_errors_total[5m]) > 0"
     assert set(group["rules"][0]) == {"alert", "annotations", "expr", "for", "labels"}

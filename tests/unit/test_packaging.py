@@ -7,9 +7,7 @@ in every cdk8s project), so ours must not ship one, and must work beside theirs.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,42 +49,15 @@ app.synth()
 print(json.dumps({"imports": imports.__file__}))
 '''
 
-# Copied rather than built in place: an in-tree build writes build/ and *.egg-info into
-# the shared checkout, and a stale build/lib can ship modules the source no longer has.
-_NOT_PACKAGED = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "node_modules",
-    ".cache",
-    "build",
-    "dist",
-    "tests",
-    "bench",
-    "*.egg-info",
-    "__pycache__",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-)
-
 
 def _run(*args: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")
-def venv_python(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def venv_python(installed_python: Path) -> Path:
     """A fresh venv with the repo pip-installed (not editable)."""
-    work = tmp_path_factory.mktemp("packaging")
-    source = work / "source"
-    shutil.copytree(repo_root, source, ignore=_NOT_PACKAGED)
-    venv = work / "venv"
-    made = _run(sys.executable, "-m", "venv", str(venv), cwd=work)
-    assert made.returncode == 0, made.stderr
-    python = venv / "bin" / "python"
-    installed = _run(str(python), "-m", "pip", "install", "--quiet", str(source), cwd=work)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    return python
+    return installed_python
 
 
 @pytest.fixture(scope="module")
@@ -113,13 +84,21 @@ def foreign_app(
 
 
 def test_distribution_ships_no_top_level_imports_package(installed_files: list[str]) -> None:
-    top_level = {path.split("/", 1)[0] for path in installed_files}
+    # Console scripts are recorded relative to site-packages (../../../bin/…).
+    top_level = {path.split("/", 1)[0] for path in installed_files if not path.startswith("..")}
 
     assert "imports" not in top_level
     assert {name for name in top_level if not name.endswith(".dist-info")} == {
         "constructs_nld",
         "constructs_nld_imports",
     }
+
+
+def test_distribution_installs_the_deploy_command(installed_files: list[str], venv_python: Path) -> None:
+    assert any(path.endswith("/bin/nld-deploy") for path in installed_files)
+    done = _run(str(venv_python.parent / "nld-deploy"), "verify", "--help", cwd=venv_python.parent)
+    assert done.returncode == 0, done.stderr
+    assert "--dry-run" not in done.stdout and "--kubeconfig" in done.stdout
 
 
 def test_distribution_ships_the_generated_crd_bindings(installed_files: list[str]) -> None:

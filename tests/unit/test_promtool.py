@@ -16,6 +16,8 @@ import pytest
 import yaml
 
 JOB = "monitoring/nodelocaldns"
+ROUTING = {"team": "pytorch-dev-infra", "priority": "P3"}
+"""Production's routing labels, on every alert by default."""
 SETUP_ERRORS_DESCRIPTION = (
     "node-cache on node node-a (pod node-local-dns-abc) reports iptables setup errors. "
     "Check its logs: kubectl logs -n kube-system node-local-dns-abc."
@@ -50,6 +52,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                         {
                             "exp_labels": {
                                 "severity": "critical",
+                                **ROUTING,
                                 "errortype": "iptables",
                                 "node": "node-a",
                                 "pod": "node-local-dns-abc",
@@ -109,6 +112,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                         {
                             "exp_labels": {
                                 "severity": "warning",
+                                **ROUTING,
                                 "namespace": "kube-system",
                                 "container": "node-cache",
                                 "pod": "node-local-dns-abc",
@@ -161,6 +165,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                         {
                             "exp_labels": {
                                 "severity": "warning",
+                                **ROUTING,
                                 "namespace": "kube-system",
                                 "daemonset": "node-local-dns",
                             },
@@ -204,6 +209,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                         {
                             "exp_labels": {
                                 "severity": "warning",
+                                **ROUTING,
                                 "job": JOB,
                                 "node": "node-a",
                                 "pod": "node-local-dns-abc",
@@ -227,7 +233,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                     "alertname": "NodeLocalDNSMetricsDown",
                     "exp_alerts": [
                         {
-                            "exp_labels": {"severity": "warning", "job": JOB},
+                            "exp_labels": {"severity": "warning", **ROUTING, "job": JOB},
                             "exp_annotations": {
                                 "summary": "node-cache metrics are not being scraped",
                                 "description": METRICS_DOWN_DESCRIPTION.format(node=""),
@@ -306,7 +312,7 @@ def test_promtool_unit_tests_catch_a_wrong_expectation(promtool: str, rules_file
                 {
                     "eval_time": "15m",
                     "alertname": "NodeLocalDNSMetricsDown",
-                    "exp_alerts": [{"exp_labels": {"severity": "warning", "job": JOB}}],
+                    "exp_alerts": [{"exp_labels": {"severity": "warning", **ROUTING, "job": JOB}}],
                 }
             ],
         }

@@ -23,40 +23,43 @@ def section(title: str) -> str:
     return text[start : end if end != -1 else None]
 
 
-def test_reuse_example_synthesizes_the_component_and_a_reused_construct(tmp_path: Path) -> None:
-    code = re.search(r"```python\n(.*?)```", section("Reuse"), re.S)
-    assert code is not None
-    (tmp_path / "example.py").write_text(code.group(1))
-    env = {k: v for k, v in os.environ.items() if k != "CDK8S_OUTDIR"}
+def test_main_py_is_what_the_readme_shows(repo_root: Path) -> None:
+    shown = re.findall(r"```python\n(.*?)```", section("Configure: one app, read by every command"), re.S)[0]
+    code = (repo_root / "main.py").read_text()
+
+    assert code.endswith(shown)
+
+
+def test_own_app_example_synthesizes_with_the_cluster_ip_and_no_banner(tmp_path: Path) -> None:
+    code = re.findall(r"```python\n(.*?)```", section("Configure: one app, read by every command"), re.S)[1]
+    (tmp_path / "example.py").write_text(code)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CDK8S_OUTDIR", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION")
+    }
+    env["KUBE_DNS_CLUSTER_IP"] = "fd00:ec2::a"
 
     result = subprocess.run(
         [sys.executable, "example.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
     )
 
     assert result.returncode == 0, result.stderr
-
+    assert result.stderr == ""
     files = sorted(p.name for p in (tmp_path / "dist").iterdir())
-    assert files[:3] == [
-        "0000-nodelocaldns-services-c8e2b06d.k8s.yaml",
-        "0001-nodelocaldns-workload-c8fb4a12.k8s.yaml",
-        "0002-nodelocaldns-monitoring-c8a1e0c0.k8s.yaml",
-    ]
-    workload = list(yaml.safe_load_all((tmp_path / "dist" / files[1]).read_text()))
-    daemon_set = next(o for o in workload if o["kind"] == "DaemonSet")
+    objects = {name: list(yaml.safe_load_all((tmp_path / "dist" / name).read_text())) for name in files}
+    kinds = [(name, obj["kind"]) for name in files for obj in objects[name]]
+    order = [kind for _, kind in kinds]
+    assert order.index("Namespace") < order.index("PodMonitor")
+    daemon_set = next(obj for name in files for obj in objects[name] if obj["kind"] == "DaemonSet")
     assert daemon_set["spec"]["template"]["spec"]["tolerations"][-1] == {
         "key": "dedicated",
         "operator": "Exists",
         "effect": "NoSchedule",
     }
     assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][1] == "fd00::10,fd00:ec2::a"
-    mine = [p for p in files if "my-chart" in p]
-    assert len(mine) == 1
-    (service,) = yaml.safe_load_all((tmp_path / "dist" / mine[0]).read_text())
-    assert service["metadata"] == {
-        "name": "kube-dns-upstream",
-        "namespace": "kube-system",
-        "labels": {"k8s-app": "kube-dns", "team": "dns"},
-    }
+    monitor = next(obj for name in files for obj in objects[name] if obj["kind"] == "PodMonitor")
+    assert monitor["metadata"]["namespace"] == "observability"
 
 
 def test_props_table_names_every_prop() -> None:

@@ -246,7 +246,7 @@ def test_alert_rules_with_a_custom_group() -> None:
                         "alert": "DNSDown",
                         "expr": 'up{job="observability/nld"} == 0',
                         "for": "2m",
-                        "labels": {"severity": "page"},
+                        "labels": {"severity": "page", "team": "pytorch-dev-infra", "priority": "P3"},
                         "annotations": {"summary": "dns down", "description": "{{ $labels.instance }} is down"},
                     }
                 ],

@@ -176,3 +176,36 @@ def test_fails_when_alert_name_is_invalid(name: str) -> None:
 def test_fails_when_alert_names_repeat_in_a_group() -> None:
     with pytest.raises(ValueError, match=r"^rules: alert 'SomethingDown' is declared twice in group 'g'"):
         RuleGroup(name="g", rules=(_rule(), _rule()))
+
+
+def test_every_alert_carries_productions_routing_labels_by_default(group: RuleGroup) -> None:
+    assert {rule.alert: dict(rule.settings.labels) for rule in group.rules} == {
+        "NodeLocalDNSSetupErrors": {"team": "pytorch-dev-infra", "priority": "P3"},
+        "NodeLocalDNSPodRestarting": {"team": "pytorch-dev-infra", "priority": "P3"},
+        "NodeLocalDNSDaemonSetDegraded": {"team": "pytorch-dev-infra", "priority": "P3"},
+        "NodeLocalDNSMetricsDown": {"team": "pytorch-dev-infra", "priority": "P3"},
+    }
+
+
+def test_routing_labels_are_set_per_alert() -> None:
+    alerts = NodeLocalDNSAlerts(setup_errors=AlertSettings(for_="5m", severity="critical", labels={"team": "dns"}))
+    group = NodeLocalDNSProps(alerts=alerts).alert_rules_props().group
+
+    assert {rule.alert: dict(rule.settings.labels) for rule in group.rules}["NodeLocalDNSSetupErrors"] == {
+        "team": "dns"
+    }
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ({"team-name": "dns"}, r"^labels: 'team-name' is not a Prometheus label name"),
+        ({"__team": "dns"}, r"^labels: '__team' is not a Prometheus label name"),
+        ({"severity": "page"}, r"^labels: 'severity' is set by the severity field"),
+        ({"team": ""}, r"^labels: value of 'team' must be a non-empty string, got ''"),
+        ({"team": 3}, r"^labels: value of 'team' must be a non-empty string, got 3"),
+    ],
+)
+def test_fails_when_routing_labels_are_invalid(labels: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        AlertSettings(for_="5m", severity="warning", labels=labels)  # type: ignore[arg-type]

@@ -1,0 +1,5 @@
+"""``python -m constructs_nld.deploy [deploy|verify]``: the deploy CLI for an app outside this repository."""
+
+from constructs_nld.deploy.cli import main
+
+raise SystemExit(main())

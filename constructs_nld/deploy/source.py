@@ -1,0 +1,177 @@
+"""The cdk8s app a deploy or verify works on: the one ``cdk8s synth`` runs, synthesized with the live ClusterIP.
+
+One source of configuration: what a user writes in their app (``main.py`` or any ``app:``
+of ``cdk8s.yaml``) is what ``cdk8s synth`` writes, what ``deploy.py`` applies and what
+``verify`` checks. The app is run as ``cdk8s synth`` runs it — a shell command in the
+project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP``, which
+:func:`constructs_nld.app.props_from_environment` reads.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from constructs_nld.app import CLUSTER_IP_ENV, synthesize
+from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.nodelocaldns import NodeLocalDNSProps
+
+__all__ = [
+    "CONFIG_FILE",
+    "SYNTH_TIMEOUT",
+    "AppChart",
+    "AppCommand",
+    "AppSource",
+    "props_source",
+]
+
+CONFIG_FILE: Final = "cdk8s.yaml"
+"""The cdk8s project file whose ``app:`` names the command, as ``cdk8s synth`` reads it."""
+
+SYNTH_TIMEOUT: Final = 300.0
+"""Seconds an app may take to synthesize."""
+
+_ERROR_TAIL_LINES: Final = 15
+
+
+@dataclass(frozen=True)
+class AppChart:
+    """One chart of a synthesized app, as ``cdk8s synth`` writes it: a file of manifests."""
+
+    name: str
+    """The file, relative to the output directory (``0001-nodelocaldns-services.k8s.yaml``), or the chart's id."""
+
+    objects: tuple[dict[str, Any], ...]
+    """Its manifests, in file order."""
+
+
+AppSource = Callable[[str | None], Sequence[AppChart]]
+"""Synthesizes an app with a kube-dns ClusterIP (None: a preview) into its charts, in apply order."""
+
+
+@dataclass(frozen=True)
+class AppCommand:
+    """A cdk8s app run as ``cdk8s synth`` runs it: ``command`` in a shell, in ``directory``."""
+
+    command: str
+    """The shell command, e.g. ``python main.py``."""
+
+    directory: Path
+    """Where it runs: the directory of ``cdk8s.yaml``."""
+
+    @classmethod
+    def from_project(cls, directory: Path | None = None, *, command: str | None = None) -> AppCommand:
+        """The app of the cdk8s project in ``directory`` (default: the working directory).
+
+        ``command`` overrides the ``app:`` of ``cdk8s.yaml`` (which then need not exist).
+        """
+        where = (directory or Path.cwd()).resolve()
+        if command is not None:
+            if not command.strip():
+                raise InvalidConfigError("--app: must be a command such as 'python main.py', got an empty string")
+            return cls(command, where)
+        config = where / CONFIG_FILE
+        try:
+            data = yaml.safe_load(config.read_text())
+        except FileNotFoundError:
+            raise InvalidConfigError(
+                f"no {CONFIG_FILE} in {where}: run from your cdk8s project, or name the app with --app 'python main.py'"
+            ) from None
+        except (OSError, yaml.YAMLError) as error:
+            raise InvalidConfigError(f"cannot read {config}: {_one_line(str(error))}") from None
+        app = data.get("app") if isinstance(data, dict) else None
+        if not isinstance(app, str) or not app.strip():
+            raise InvalidConfigError(f"{config} has no 'app:' command (e.g. 'app: python main.py')")
+        return cls(app, where)
+
+    def environment(self, outdir: Path, cluster_ip: str | None) -> dict[str, str]:
+        """The app's environment: ours, the output directory, the ClusterIP, and our Python first on PATH.
+
+        ``python`` in the command is then the interpreter running the deploy (its venv),
+        whatever the caller's shell has activated.
+        """
+        env = dict(os.environ)
+        env["CDK8S_OUTDIR"] = str(outdir)
+        env.pop(CLUSTER_IP_ENV, None)
+        if cluster_ip is not None:
+            env[CLUSTER_IP_ENV] = cluster_ip
+        env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
+        return env
+
+    def __call__(self, cluster_ip: str | None) -> tuple[AppChart, ...]:
+        """Run the app into a temporary directory and read its charts back, in file order."""
+        with tempfile.TemporaryDirectory(prefix="nld-synth-") as tmp:
+            outdir = Path(tmp) / "dist"
+            try:
+                result = subprocess.run(
+                    self.command,
+                    shell=True,
+                    cwd=self.directory,
+                    env=self.environment(outdir, cluster_ip),
+                    capture_output=True,
+                    text=True,
+                    timeout=SYNTH_TIMEOUT,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                raise InvalidConfigError(
+                    f"the app '{self.command}' did not finish synthesizing within {SYNTH_TIMEOUT:g}s"
+                ) from None
+            if result.returncode != 0:
+                tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-_ERROR_TAIL_LINES:])
+                raise InvalidConfigError(
+                    f"the app '{self.command}' failed (exit {result.returncode}) in {self.directory}:\n{tail}"
+                )
+            return read_charts(outdir, self.command)
+
+
+def read_charts(outdir: Path, command: str) -> tuple[AppChart, ...]:
+    """The manifests ``cdk8s synth`` would list: every ``*.yaml`` under ``outdir``, in path order.
+
+    cdk8s numbers chart files in dependency order (``0000-…``, ``0001-…``), so path order
+    is the app's apply order.
+    """
+    if not outdir.is_dir():
+        raise InvalidConfigError(f"the app '{command}' wrote nothing: does it call app.synth()?")
+    charts = []
+    for path in sorted(outdir.rglob("*.yaml")):
+        try:
+            objects = tuple(obj for obj in yaml.safe_load_all(path.read_text()) if obj)
+        except yaml.YAMLError as error:
+            raise InvalidConfigError(f"the app wrote {path.name}, which is not YAML: {_one_line(str(error))}") from None
+        for obj in objects:
+            if not (isinstance(obj, dict) and obj.get("apiVersion") and obj.get("kind") and obj.get("metadata")):
+                raise InvalidConfigError(f"the app wrote {path.name} holding something that is not a manifest")
+        charts.append(AppChart(str(path.relative_to(outdir)), objects))
+    if not charts:
+        raise InvalidConfigError(f"the app '{command}' wrote no manifests: does it call app.synth()?")
+    return tuple(charts)
+
+
+def props_source(props: NodeLocalDNSProps) -> AppSource:
+    """An in-process source: the ``NodeLocalDNS`` component alone, from ``props``.
+
+    For programs that build their props in Python (benchmarks, tests of the deploy
+    logic); the CLI always runs the project's app through :class:`AppCommand`.
+    """
+
+    def source(cluster_ip: str | None) -> tuple[AppChart, ...]:
+        try:
+            configured = replace(props, kube_dns_cluster_ip=cluster_ip)
+        except ValueError as error:
+            raise InvalidConfigError(str(error)) from None
+        return tuple(AppChart(chart.role, chart.objects) for chart in synthesize(configured))
+
+    return source
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,219 @@
+"""Bad kubeconfigs and arguments for ``deploy.py``: each exits with its documented code and one line, never a traceback.
+
+The cases that reach an API server use the real test control plane (a wrong CA, a wrong
+token) or a loopback port nothing listens on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from constructs_nld.deploy.cli import main
+from tests.controlplane import REPO_ROOT, ControlPlane
+
+Case = Callable[[Path, ControlPlane], tuple[list[str], dict[str, str]]]
+"""Builds one case in a temp dir: (arguments, environment overrides)."""
+
+
+def _kubeconfig(path: Path, *, server: str, ca: str | None = None, token: str = "t", context: str = "c") -> Path:
+    cluster: dict[str, str] = {"server": server}
+    if ca is not None:
+        cluster["certificate-authority"] = ca
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "k", "cluster": cluster}],
+                "users": [{"name": "u", "user": {"token": token}}],
+                "contexts": [{"name": context, "context": {"cluster": "k", "user": "u"}}],
+                "current-context": context,
+            }
+        )
+    )
+    return path
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _other_ca(tmp: Path) -> Path:
+    """A CA certificate that did not sign the test apiserver's certificate."""
+    ca = tmp / "other-ca.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        + ["-subj", "/CN=other-ca", "-days", "1", "-keyout", str(tmp / "other-ca.key"), "-out", str(ca)],
+        capture_output=True,
+        check=True,
+    )
+    return ca
+
+
+CASES: dict[str, tuple[Case, int, str]] = {
+    "missing --kubeconfig": (
+        lambda tmp, cp: (["--kubeconfig", str(tmp / "nope.yaml")], {}),
+        2,
+        "error: no kubeconfig: {tmp}/nope.yaml (--kubeconfig) does not exist; pass --kubeconfig FILE",
+    ),
+    "no kubeconfig at all": (
+        lambda tmp, cp: ([], {"HOME": str(tmp)}),
+        2,
+        "error: no kubeconfig: {tmp}/.kube/config (default) does not exist; pass --kubeconfig FILE",
+    ),
+    "malformed $KUBECONFIG": (
+        lambda tmp, cp: ([], {"KUBECONFIG": str(_write(tmp / "bad.yaml", "clusters: [\n  - {name: a\n"))}),
+        2,
+        "error: kubeconfig {tmp}/bad.yaml is not valid YAML at line 2, column 3",
+    ),
+    "malformed --kubeconfig": (
+        lambda tmp, cp: (["--kubeconfig", str(_write(tmp / "bad.yaml", "a: b: c\n"))], {}),
+        2,
+        "error: kubeconfig {tmp}/bad.yaml is not valid YAML at line 1, column 5",
+    ),
+    "a directory": (
+        lambda tmp, cp: (["--kubeconfig", str(tmp)], {}),
+        2,
+        "error: cannot read kubeconfig {tmp}: Is a directory",
+    ),
+    "no contexts": (
+        lambda tmp, cp: (["--kubeconfig", str(_write(tmp / "k.yaml", "apiVersion: v1\nkind: Config\n"))], {}),
+        2,
+        "error: kubeconfig {tmp}/k.yaml defines no contexts",
+    ),
+    "no current-context": (
+        lambda tmp, cp: (
+            [
+                "--kubeconfig",
+                str(_write(tmp / "k.yaml", "contexts: [{name: a, context: {cluster: k, user: u}}]\n")),
+            ],
+            {},
+        ),
+        2,
+        "error: kubeconfig {tmp}/k.yaml has no current-context; pass --context (one of 'a')",
+    ),
+    "unknown --context": (
+        lambda tmp, cp: (["--kubeconfig", str(cp.kubeconfig_path), "--context", "prod"], {}),
+        2,
+        "error: context 'prod' is not in kubeconfig {kubeconfig} (it has 'nld-test')",
+    ),
+    "context without its cluster": (
+        lambda tmp, cp: (
+            [
+                "--kubeconfig",
+                str(
+                    _write(
+                        tmp / "k.yaml", "contexts: [{name: a, context: {cluster: gone, user: u}}]\ncurrent-context: a\n"
+                    )
+                ),
+            ],
+            {},
+        ),
+        2,
+        "error: kubeconfig {tmp}/k.yaml, context 'a': Invalid kube-config file. "
+        "Expected object with name gone in {tmp}/k.yaml/clusters list",
+    ),
+    "nothing listens": (
+        lambda tmp, cp: (["--kubeconfig", str(_kubeconfig(tmp / "k.yaml", server="https://127.0.0.1:1"))], {}),
+        1,
+        "error: cannot reach the API server at https://127.0.0.1:1: connection refused",
+    ),
+    "wrong CA": (
+        lambda tmp, cp: (
+            [
+                "--kubeconfig",
+                str(_kubeconfig(tmp / "k.yaml", server=cp.server, ca=str(_other_ca(tmp)))),
+            ],
+            {},
+        ),
+        1,
+        "error: cannot reach the API server at {server}: TLS error: CERTIFICATE_VERIFY_FAILED",
+    ),
+    "wrong token": (
+        lambda tmp, cp: (
+            ["--kubeconfig", str(_kubeconfig(tmp / "k.yaml", server=cp.server, ca=str(cp.ca_path), token="x"))],
+            {},
+        ),
+        1,
+        "error: the API server answered 401 Unauthorized: Unauthorized",
+    ),
+    "--timeout inf": (
+        lambda tmp, cp: (["--timeout", "inf"], {}),
+        2,
+        "error: argument --timeout: must be a positive, finite number of seconds, got 'inf' (see deploy.py --help)",
+    ),
+    "--timeout nan": (
+        lambda tmp, cp: (["--timeout", "nan"], {}),
+        2,
+        "error: argument --timeout: must be a positive, finite number of seconds, got 'nan' (see deploy.py --help)",
+    ),
+    "verify --skip-monitoring": (
+        lambda tmp, cp: (["verify", "--skip-monitoring"], {}),
+        2,
+        "error: unrecognized arguments: --skip-monitoring (see deploy.py --help)",
+    ),
+    "--dry-run with --diff": (
+        lambda tmp, cp: (["--dry-run", "--diff"], {}),
+        2,
+        "error: argument --diff: not allowed with argument --dry-run (see deploy.py deploy --help)",
+    ),
+    "an unknown command": (
+        lambda tmp, cp: (["upgrade"], {}),
+        2,
+        "error: unrecognized arguments: upgrade (see deploy.py --help)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_bad_input_exits_with_its_code_and_one_line(
+    name: str,
+    tmp_path: Path,
+    control_plane: ControlPlane,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    build, code, expected = CASES[name]
+    args, env = build(tmp_path, control_plane)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+
+    assert main(["--timeout", "5", *args]) == code
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        expected.format(tmp=tmp_path, kubeconfig=control_plane.kubeconfig_path, server=control_plane.server) + "\n"
+    )
+
+
+def test_the_script_prints_no_traceback_for_a_malformed_kubeconfig(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "bad.yaml", "a: b: c\n")
+
+    done = subprocess.run(
+        [sys.executable, "deploy.py", "--kubeconfig", str(bad)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert done.stderr == f"error: kubeconfig {bad} is not valid YAML at line 1, column 5\n"
+
+
+def test_verify_help_lists_only_what_verify_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--help"]) == 0
+
+    out = capsys.readouterr().out
+    assert "--kubeconfig" in out and "--app" in out
+    assert "--dry-run" not in out and "--skip-monitoring" not in out
