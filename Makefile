@@ -13,7 +13,7 @@ CDK8S := cdk8s --check-upgrade false
 .PHONY: help setup system binaries synth imports lint test bench clean
 
 help:
-	@echo "make synth   set up, then synthesize dist/ (preview unless KUBE_DNS_CLUSTER_IP is set)"
+	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
 	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
@@ -46,8 +46,10 @@ system:
 binaries:
 	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
 
+# The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
+# succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.
 synth: setup
-	$(CDK8S) synth
+	$(if $(OUT),CDK8S_OUTDIR=$(OUT) )$(PY) main.py
 
 imports: setup
 	rm -rf imports

@@ -1,26 +1,40 @@
-"""Synthesis entry points: the cdk8s app behind ``main.py``, and in-memory synthesis for deploys.
+"""Synthesis entry points: the cdk8s app behind ``main.py``, and in-memory synthesis.
 
 Preview vs deployable: without a ClusterIP the kube-dns address is the literal
 ``__KUBE_DNS_CLUSTER_IP__`` (``dist/`` is such a preview, committed for review); with
 one, every place that needs the address has it and the output passes
 :func:`constructs_nld.placeholders.check_deployable`.
+
+Where :func:`main` writes: ``$CDK8S_OUTDIR`` when set (``cdk8s synth`` and ``deploy.py``
+set it), else ``dist/``. A preview is also published to ``dist/`` when the synth is
+``cdk8s synth``'s: ``cdk8s.yaml`` sends the CLI's output to :data:`STAGING_DIR`,
+because the CLI empties its output directory before it runs the app, and ``dist/`` must
+never be left empty by a synth that fails. Deployable output never goes to ``dist/``,
+which holds the reviewed preview. Every directory is replaced only once the whole synth
+has succeeded.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Final
 
 import cdk8s
 
 from constructs_nld.nodelocaldns import ChartRole, NodeLocalDNS, NodeLocalDNSProps
+from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
 
 __all__ = [
     "APP_ID",
     "CLUSTER_IP_ENV",
+    "PREVIEW_DIR",
+    "STAGING_DIR",
     "SynthesizedChart",
     "main",
     "props_from_environment",
@@ -29,6 +43,12 @@ __all__ = [
 
 CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
 """Environment variable holding the live kube-dns ClusterIP for ``cdk8s synth``."""
+
+PREVIEW_DIR: Final = Path("dist")
+"""The committed, reviewed preview."""
+
+STAGING_DIR: Final = Path(".cache") / "synth"
+"""``cdk8s.yaml``'s ``output:``: a scratch directory the cdk8s CLI may empty."""
 
 APP_ID: Final = "nodelocaldns"
 """Construct id of the component in the app; part of the ``dist/`` file names."""
@@ -68,18 +88,54 @@ def synthesize(props: NodeLocalDNSProps) -> tuple[SynthesizedChart, ...]:
     return tuple(SynthesizedChart(role, tuple(chart.to_json())) for role, chart in component.charts)
 
 
-def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os.environ) -> int:
-    """Synthesize ``props`` (default: the spec's) to ``dist/`` (or ``$CDK8S_OUTDIR``); return the exit code.
+def _replace_directory(source: Path, target: Path) -> None:
+    """Make ``target`` a copy of ``source``: built beside it, then swapped in by two renames."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    shutil.copytree(source, fresh, dirs_exist_ok=True)
+    old = target.parent / f".{target.name}.old-{os.getpid()}"
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
 
-    The ClusterIP comes from ``$KUBE_DNS_CLUSTER_IP`` (:func:`props_from_environment`):
-    ``deploy.py`` sets it to the live address when it runs the app.
+
+def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os.environ) -> int:
+    """Synthesize ``props`` (default: the spec's) with the ClusterIP of ``$KUBE_DNS_CLUSTER_IP``; return the exit code.
+
+    ``deploy.py`` runs the app with the variable set to the live address
+    (:func:`props_from_environment`). One line on stderr says what was written: a preview
+    or deployable output, and where.
     """
     try:
         props = props_from_environment(environ, props)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    app = cdk8s.App()
-    NodeLocalDNS(app, APP_ID, props)
-    app.synth()
+    deployable = props.kube_dns_cluster_ip is not None
+    requested = environ.get("CDK8S_OUTDIR", "")
+    if deployable and not requested:
+        print(
+            f"error: ${CLUSTER_IP_ENV} is set, and {PREVIEW_DIR}/ holds the committed preview: write deployable "
+            f"output elsewhere: make synth OUT=DIR, CDK8S_OUTDIR=DIR python main.py or cdk8s synth --output DIR",
+            file=sys.stderr,
+        )
+        return 2
+    targets = [Path(requested) if requested else PREVIEW_DIR]
+    if not deployable and requested and Path(requested).resolve() == STAGING_DIR.resolve():
+        targets.append(PREVIEW_DIR)
+    with tempfile.TemporaryDirectory(prefix="nld-synth-") as tmp:
+        app = cdk8s.App(outdir=tmp)
+        NodeLocalDNS(app, APP_ID, props)
+        app.synth()
+        for target in targets:
+            _replace_directory(Path(tmp), target)
+        names = sorted(path.name for path in Path(tmp).iterdir())
+    what = (
+        f"deployable output (kube-dns ClusterIP {props.kube_dns_cluster_ip})"
+        if deployable
+        else f"a preview (not deployable: {KUBE_DNS_CLUSTER_IP} stands for the kube-dns ClusterIP)"
+    )
+    written = "; ".join(f"{target}/{{{', '.join(names)}}}" for target in targets)
+    print(f"synthesized {what}: wrote {written}", file=sys.stderr)
     return 0

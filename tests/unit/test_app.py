@@ -149,9 +149,16 @@ def test_files_hold_the_kinds_of_their_chart(preview_run: Run) -> None:
     ]
 
 
-def test_good_run_prints_nothing_on_stderr(preview_run: Run, deployable_run: Run) -> None:
-    assert preview_run.stderr == ""
-    assert deployable_run.stderr == ""
+def test_a_run_says_in_one_line_what_it_wrote_and_where(preview_run: Run, deployable_run: Run) -> None:
+    names = ", ".join(preview_run.files())
+    assert preview_run.stdout == ""
+    assert preview_run.stderr == (
+        "synthesized a preview (not deployable: __KUBE_DNS_CLUSTER_IP__ stands for the kube-dns ClusterIP): "
+        f"wrote {preview_run.outdir}/{{{names}}}\n"
+    )
+    assert deployable_run.stderr == (
+        f"synthesized deployable output (kube-dns ClusterIP fd00:ec2::a): wrote {deployable_run.outdir}/{{{names}}}\n"
+    )
 
 
 def test_cluster_ip_variable_reaches_binds_and_localip(deployable_run: Run) -> None:
@@ -210,3 +217,112 @@ def test_cdk8s_synth_writes_the_same_bytes_as_python_main(preview_run: Run, repo
     assert done.returncode == 0, done.stderr
     synthesized = {path.name: path.read_bytes() for path in sorted(outdir.iterdir())}
     assert synthesized == preview_run.files()
+
+
+# --- dist/ is never left empty or half-written ---------------------------------------------
+
+
+@pytest.fixture
+def project(repo_root: Path, tmp_path: Path) -> Path:
+    """A copy of this project's app, sharing the repo's .venv and node_modules, with a committed dist/."""
+    for name in ("main.py", "cdk8s.yaml", ".npmrc", "package.json", "tools/cdk8s-no-upgrade-check.cjs"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((repo_root / name).read_bytes())
+    for name in (".venv", "node_modules"):
+        (tmp_path / name).symlink_to(repo_root / name)
+    (tmp_path / "dist").mkdir()
+    for path in (repo_root / "dist").iterdir():
+        (tmp_path / "dist" / path.name).write_bytes(path.read_bytes())
+    return tmp_path
+
+
+def _dist(project: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted((project / "dist").iterdir())}
+
+
+def _bare_environment(**overrides: str) -> dict[str, str]:
+    """A shell with no venv activated and no cdk8s options set."""
+    env = _environment(**overrides)
+    env.pop("VIRTUAL_ENV", None)
+    env["PATH"] = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin"))
+    return {k: v for k, v in env.items() if not k.startswith("CDK8S_")} | overrides
+
+
+def test_python_main_without_an_outdir_replaces_dist_with_the_preview(project: Path) -> None:
+    (project / "dist" / "stale.k8s.yaml").write_text("kind: Stale\n")
+    committed = _dist(project)
+
+    done = subprocess.run(
+        [str(project / ".venv" / "bin" / "python"), "main.py"],
+        cwd=project,
+        env=_bare_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "wrote dist/{0000-" in done.stderr
+    assert _dist(project) == {name: data for name, data in committed.items() if name != "stale.k8s.yaml"}
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".dist")) == []
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"KUBE_DNS_CLUSTER_IP": "None"}, "error: kube_dns_cluster_ip: must be an IPv6 address, got 'None'"),
+        (
+            {"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"},
+            "error: $KUBE_DNS_CLUSTER_IP is set, and dist/ holds the committed preview: write deployable output "
+            "elsewhere: make synth OUT=DIR",
+        ),
+    ],
+)
+def test_python_main_refusing_leaves_dist_as_it_was(project: Path, env: dict[str, str], message: str) -> None:
+    committed = _dist(project)
+
+    done = subprocess.run(
+        [str(project / ".venv" / "bin" / "python"), "main.py"],
+        cwd=project,
+        env=_bare_environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1
+    assert _dist(project) == committed
+
+
+def test_bare_npx_cdk8s_synth_finds_the_projects_python_checks_no_upgrade_and_keeps_dist_on_failure(
+    project: Path,
+) -> None:
+    committed = _dist(project)
+
+    def synth(**env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["npx", "cdk8s", "synth"],
+            cwd=project,
+            env=_bare_environment(HOME=str(project), **env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    good = synth()
+
+    assert good.returncode == 0, good.stderr
+    assert "A new version" not in good.stdout + good.stderr
+    assert not (project / ".cdk8s-cli.version").exists()  # the upgrade check's cache: it never ran
+    assert _dist(project) == committed
+    assert {p.name for p in (project / ".cache" / "synth").iterdir()} == set(committed)
+
+    bad = synth(KUBE_DNS_CLUSTER_IP="None")
+
+    assert bad.returncode != 0
+    assert "error: kube_dns_cluster_ip: must be an IPv6 address, got 'None'" in bad.stderr
+    assert _dist(project) == committed
