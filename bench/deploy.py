@@ -9,7 +9,8 @@ unconditionally, every time. Requests are counted from the API server's audit lo
 user only); "mutating" means a write that is not a server-side dry run. Times are judged
 as ratios to the baseline, never as absolute numbers.
 
-Goals: no-op redeploy 0 mutating requests; fresh install <= 15 requests; a migration
+Goals: no-op redeploy 0 mutating requests; fresh install <= 16 requests (issue 3's 15, plus
+the read that confirms a restart is still due, issue 11); a migration
 that writes each object once at most (its take-over patch and its apply) plus nothing on
 the rerun.
 """
@@ -81,7 +82,9 @@ def main() -> int:
         source = props_source(NodeLocalDNSProps())
 
         def run_deploy() -> None:
-            deploy(client, source, out=lambda line: None)
+            # A client per run, as each deploy.py has: nothing discovered is carried over.
+            fresh = load_client(str(cluster.kubeconfig_path), None, timeout=30)
+            deploy(fresh, source, out=lambda line: None)
 
         def run_cli() -> None:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -126,7 +129,7 @@ def main() -> int:
             s.mutating for s in rows["no-op redeploy via deploy.py (runs the app)"]
         )
         == 0,
-        "fresh install: <= 15 requests": max(s.requests for s in fresh) <= 15,
+        "fresh install: <= 16 requests": max(s.requests for s in fresh) <= 16,
         f"migration: <= 2 writes per object ({2 * objects})": max(
             s.mutating for s in rows["migrate from a deploy.sh install"]
         )

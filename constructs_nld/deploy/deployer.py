@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+from kubernetes.client.exceptions import ApiException
+
 from constructs_nld import defaults
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
 from constructs_nld.deploy.component import Component, is_monitoring, locate
@@ -49,12 +51,14 @@ from constructs_nld.props import check_ipv6_address
 __all__ = [
     "CLIENT_SIDE_APPLY_MANAGERS",
     "LAST_APPLIED_ANNOTATION",
+    "RESTARTED_FOR_ANNOTATION",
     "RESTART_ANNOTATION",
     "Action",
     "DeployOptions",
     "DeployReport",
     "ObjectResult",
     "deploy",
+    "restart_reason",
     "take_over_patch",
 ]
 
@@ -62,7 +66,14 @@ RESTART_ANNOTATION: Final = "kubectl.kubernetes.io/restartedAt"
 """The pod-template annotation ``kubectl rollout restart`` sets; changing it rolls the pods."""
 
 RESTART_FIELD_MANAGER: Final = "nld-deploy-rollout"
-"""Owns the restart annotation, so our applies (another manager) never remove it."""
+"""Owns the restart annotations, so our applies (another manager) never remove them."""
+
+RESTARTED_FOR_ANNOTATION: Final = "nodelocaldns.osdc/restarted-for-upstream-uid"
+"""On the DaemonSet (not its pod template): the uid of the kube-dns-upstream Service its pods
+were last restarted for. A recreated Service has a new uid, so the need for a restart is read
+from the cluster, exactly, whatever run created the Service or was interrupted."""
+
+_CONFLICT_RETRIES: Final = 3
 
 LAST_APPLIED_ANNOTATION: Final = "kubectl.kubernetes.io/last-applied-configuration"
 """Client-side ``kubectl apply``'s record of what it applied last."""
@@ -117,6 +128,37 @@ class DeployReport:
     objects: list[ObjectResult] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
     restarted: bool = False
+
+
+def _time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def restart_reason(daemon_set: Mapping[str, Any] | None, upstream: Mapping[str, Any]) -> str | None:
+    """Why the DaemonSet's pods must restart to see ``upstream``'s address, or None when they need not.
+
+    Read from the cluster alone, so any rerun after any interruption decides the same:
+    the Service uid the pods were last restarted for (:data:`RESTARTED_FOR_ANNOTATION`);
+    on an install restarted by someone else (``kubectl rollout restart``, the spec's
+    deploy.sh), whether that restart came after the Service was created; on a pod
+    template never restarted, the spec's first-deploy trigger.
+    """
+    name = upstream["metadata"]["name"]
+    if daemon_set is None:
+        return "first deploy"
+    recorded = (daemon_set["metadata"].get("annotations") or {}).get(RESTARTED_FOR_ANNOTATION)
+    if recorded is not None:
+        if recorded == upstream["metadata"].get("uid"):
+            return None
+        return f"{name} was recreated since the last restart: its pods lack the new address"
+    template = daemon_set["spec"]["template"].get("metadata") or {}
+    stamp = (template.get("annotations") or {}).get(RESTART_ANNOTATION)
+    if stamp is None:
+        return "first deploy: the pod template was never restarted"
+    created = upstream["metadata"]["creationTimestamp"]
+    if _time(stamp) < _time(created):
+        return f"the last restart ({stamp}) predates {name} (created {created})"
+    return None
 
 
 def _union(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
@@ -318,10 +360,10 @@ class _Deploy:
             self.out(f"[{step}] {chart}: " + (", ".join(lines) or "no changes"))
         return applied
 
-    def wait_for_upstream_ip(self, ref: ObjectRef, applied: dict[ObjectRef, Manifest]) -> None:
+    def wait_for_upstream_ip(self, ref: ObjectRef, applied: dict[ObjectRef, Manifest]) -> Manifest:
         if self.options.dry_run or self.options.diff:
             self.out(f"[5/7] {ref} ClusterIP: not waited for{self.suffix or ' (diff)'}")
-            return
+            return applied[ref]
         started = time.monotonic()
         service: Manifest | None = applied[ref]
         while not (service and service.get("spec", {}).get("clusterIP")):
@@ -331,22 +373,45 @@ class _Deploy:
             service = self.client.get(ref)
         waited = time.monotonic() - started
         self.out(f"[5/7] {ref} ClusterIP: {service['spec']['clusterIP']} (waited {waited:.1f}s)")
+        return service
 
-    def restart(self, component: Component) -> None:
-        ref = ObjectRef.of(component.daemon_set)
-        upstream = ObjectRef.of(component.upstream_service)
-        if not (self.report.first_deploy or self.report.freshly_created):
-            self.out(f"[7/7] rollout restart: not needed ({upstream} predates this run)")
+    def restart(self, ref: ObjectRef, known: Manifest | None, upstream: Manifest) -> None:
+        """Step 7: a rollout restart when :func:`restart_reason` says the pods need one; at most one.
+
+        The decision is confirmed on a fresh read, and the restart is conditional on that
+        read's resourceVersion, so of two deploys at once only one restarts; the other
+        re-reads and finds it done.
+        """
+        if restart_reason(known, upstream) is None:
+            self.out(f"[7/7] rollout restart: not needed (the pods of {ref} start after {ObjectRef.of(upstream)})")
             return
         if self.options.diff or (self.options.dry_run and self.live.get(ref) is None):
-            self.out(f"[7/7] rollout restart: would restart {ref}{self.suffix or ' (diff)'}")
+            self.out(f"[7/7] rollout restart: would restart {ref} ({restart_reason(known, upstream)})")
             return
-        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        patch = {"spec": {"template": {"metadata": {"annotations": {RESTART_ANNOTATION: stamp}}}}}
-        self.client.merge_patch(ref, patch, field_manager=RESTART_FIELD_MANAGER, dry_run=self.options.dry_run)
-        self.report.restarted = not self.options.dry_run
-        reason = "first deploy" if self.report.first_deploy else f"{upstream.name} created in this run"
-        self.out(f"[7/7] rollout restart: {ref} restarted at {stamp} ({reason}){self.suffix}")
+        for _ in range(_CONFLICT_RETRIES):
+            current = self.client.get(ref)
+            reason = restart_reason(current, upstream)
+            if current is None or reason is None:
+                self.out(f"[7/7] rollout restart: not needed (another deploy restarted {ref} for this Service)")
+                return
+            stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            patch = {
+                "metadata": {
+                    "resourceVersion": current["metadata"]["resourceVersion"],
+                    "annotations": {RESTARTED_FOR_ANNOTATION: upstream["metadata"].get("uid")},
+                },
+                "spec": {"template": {"metadata": {"annotations": {RESTART_ANNOTATION: stamp}}}},
+            }
+            try:
+                self.client.merge_patch(ref, patch, field_manager=RESTART_FIELD_MANAGER, dry_run=self.options.dry_run)
+            except ApiException as error:
+                if error.status == 409:
+                    continue  # changed since the read (another deploy): decide again
+                raise
+            self.report.restarted = not self.options.dry_run
+            self.out(f"[7/7] rollout restart: {ref} restarted at {stamp} ({reason}){self.suffix}")
+            return
+        raise WaitTimeoutError(f"{ref} kept changing under the restart ({_CONFLICT_RETRIES} conflicts): rerun")
 
     def run(self) -> DeployReport:
         cluster_ip = self.resolve_cluster_ip()
@@ -366,10 +431,11 @@ class _Deploy:
         upstream = ObjectRef.of(component.upstream_service)
         split = _services_phase(planned, upstream, ObjectRef.of(component.daemon_set))
         applied = self.apply("5/7", planned[:split])
-        self.wait_for_upstream_ip(upstream, applied)
+        service = self.wait_for_upstream_ip(upstream, applied)
         if planned[split:]:
-            self.apply("6/7", planned[split:])
-        self.restart(component)
+            applied |= self.apply("6/7", planned[split:])
+        daemon_set = ObjectRef.of(component.daemon_set)
+        self.restart(daemon_set, applied.get(daemon_set), service)
         return self.report
 
 

@@ -12,6 +12,7 @@ import pytest
 from kubernetes import client as k8s_client
 
 from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.faults import MATRIX
 
 _startup_seconds: list[float] = []
 
@@ -56,3 +57,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Report how long the session's control plane took to start (for benchmarking)."""
     for seconds in _startup_seconds:
         terminalreporter.write_line(f"control plane started in {seconds:.2f}s")
+    if MATRIX:
+        terminalreporter.write_sep("-", "interrupted deploys (scenario, interruption, point: outcome)")
+        for line in MATRIX:
+            terminalreporter.write_line(line)

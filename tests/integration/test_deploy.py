@@ -132,7 +132,7 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_and_restar
         "[7/7]",
     ]
     assert "first_deploy=yes freshly_created=yes" in lines[0]
-    assert "(first deploy)" in lines[-1]
+    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
 
 
 def test_second_run_writes_nothing_and_does_not_restart(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -310,7 +310,7 @@ def test_redeploy_after_upstream_service_deleted_out_of_band_restarts(
 
     out = capsys.readouterr().out
     assert "first_deploy=no freshly_created=yes" in out
-    assert "(kube-dns-upstream created in this run)" in out
+    assert "(kube-dns-upstream was recreated since the last restart: its pods lack the new address)" in out
     second = restarted_at(api_client)
     assert second is not None and second != first
     assert rest.get(api_client, rest.PATHS["upstream"]) is not None

@@ -20,6 +20,7 @@ from tests.integration import rest
 
 RESTART = "kubectl.kubernetes.io/restartedAt"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+RESTARTED_FOR = "nodelocaldns.osdc/restarted-for-upstream-uid"
 
 
 def run(cluster: ControlPlane, *args: str) -> int:
@@ -31,7 +32,7 @@ def managers(obj: dict[str, Any]) -> set[str]:
 
 
 def configured_state(api: k8s.ApiClient) -> dict[str, Any]:
-    """What each object configures: no server bookkeeping, no allocated addresses, no restart stamp."""
+    """What each object configures: no server bookkeeping, no allocated addresses, no restart records."""
     state = {}
     for name, path in rest.PATHS.items():
         if name == "kube-dns":
@@ -41,7 +42,10 @@ def configured_state(api: k8s.ApiClient) -> dict[str, Any]:
         obj.pop("status", None)
         for key in ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation"):
             obj["metadata"].pop(key, None)
-        obj["metadata"].get("annotations", {}).pop("deprecated.daemonset.template.generation", None)
+        for annotation in ("deprecated.daemonset.template.generation", RESTARTED_FOR):
+            obj["metadata"].get("annotations", {}).pop(annotation, None)
+        if not obj["metadata"].get("annotations"):
+            obj["metadata"].pop("annotations", None)
         if name == "daemon-set":
             obj["spec"]["template"]["metadata"].get("annotations", {}).pop(RESTART, None)
         if name == "upstream":
@@ -69,7 +73,10 @@ def test_deploy_takes_over_a_deploy_sh_install_cleanly_and_reruns_as_a_no_op(
 
     lines = capsys.readouterr().out.splitlines()
     assert "first_deploy=no freshly_created=no" in lines[0]
-    assert lines[-1] == "[7/7] rollout restart: not needed (service/kube-system/kube-dns-upstream predates this run)"
+    assert lines[-1] == (
+        "[7/7] rollout restart: not needed "
+        "(the pods of daemonset/kube-system/node-local-dns start after service/kube-system/kube-dns-upstream)"
+    )
     assert "daemonset/kube-system/node-local-dns taken over from kubectl apply, configured" in "\n".join(lines)
     for name, path in rest.PATHS.items():
         if name == "kube-dns":

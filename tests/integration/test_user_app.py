@@ -186,7 +186,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "platform.k8s.yaml (2)",
         "nodelocaldns",
     ]
-    assert lines[-1].endswith("(first deploy)")
+    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
     writes = [
         e["objectRef"]["resource"] + "/" + e["objectRef"]["name"] for e in user_cluster.mutating_requests_since(mark)
     ]

@@ -1,0 +1,64 @@
+"""Fault injection for the deploy: something real happens right after its k-th write.
+
+The deploy's own client is instrumented, not replaced: every write still goes to the real
+API server, and right after the k-th one that is not a dry run the test's action runs —
+stop the API server (in-process), or SIGKILL the deploy process itself (run this module as
+a script: ``python -m tests.faults K [deploy.py arguments]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from constructs_nld.deploy.cli import main
+from constructs_nld.deploy.kube import KubeClient
+
+__all__ = ["MATRIX", "WRITE_METHODS", "after_write"]
+
+WRITE_METHODS: Final = ("apply", "merge_patch", "json_patch")
+"""Every KubeClient method that writes; with ``dry_run=True`` they write nothing."""
+
+MATRIX: list[str] = []
+"""One line per interrupted deploy (point × scenario → converged, restarts), for the session summary."""
+
+
+@contextlib.contextmanager
+def after_write(k: int, action: Callable[[], None]) -> Iterator[list[str]]:
+    """Within the block, run ``action`` right after the ``k``-th real write; yields the writes so far."""
+    originals = {name: getattr(KubeClient, name) for name in WRITE_METHODS}
+    writes: list[str] = []
+
+    def instrumented(name: str) -> Callable[..., Any]:
+        original = originals[name]
+
+        def method(self: KubeClient, *args: Any, **kwargs: Any) -> Any:
+            result = original(self, *args, **kwargs)
+            if not kwargs.get("dry_run"):
+                writes.append(name)
+                if len(writes) == k:
+                    action()
+            return result
+
+        return method
+
+    for name in WRITE_METHODS:
+        setattr(KubeClient, name, instrumented(name))
+    try:
+        yield writes
+    finally:
+        for name, original in originals.items():
+            setattr(KubeClient, name, original)
+
+
+def _kill_self() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    with after_write(int(sys.argv[1]), _kill_self):
+        raise SystemExit(main(sys.argv[2:]))

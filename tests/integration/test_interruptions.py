@@ -1,0 +1,240 @@
+"""A deploy converges from any interruption: killed, or cut off from the API server, right after each of its writes.
+
+For each scenario the uninterrupted deploy is the reference: its final state and its
+number of rollout restarts. Then, for every k from 1 to the number of writes it makes, the
+same deploy is interrupted right after write k — the process SIGKILLed (a subprocess
+running ``deploy.py``), or the API server stopped (in-process) — and a plain rerun must
+reach the reference state with the reference number of restarts; one more rerun writes
+nothing. Two deploys started at once must end in the same state with at most one restart.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import pytest
+from kubernetes import client as k8s
+
+from constructs_nld import CacheSettings, NodeLocalDNSProps
+from constructs_nld.deploy import deploy, load_client, props_source
+from constructs_nld.deploy.errors import ApiUnreachableError
+from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.faults import MATRIX, after_write
+from tests.integration import rest
+
+RESTART: Final = "kubectl.kubernetes.io/restartedAt"
+RESTARTED_FOR: Final = "nodelocaldns.osdc/restarted-for-upstream-uid"
+CHANGED = NodeLocalDNSProps(cache=CacheSettings(success_ttl=15))
+"""The Corefile change of the redeploy scenario: positive answers cached 15 s instead of 30 s."""
+
+Mode = Literal["killed", "apiserver stopped"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A deploy to interrupt: how to prepare the cluster, and the props it deploys."""
+
+    name: str
+    prepare: Callable[[ControlPlane], None]
+    props: NodeLocalDNSProps
+
+
+def _deploy_defaults(cluster: ControlPlane) -> None:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(client, props_source(NodeLocalDNSProps()), out=lambda line: None)
+
+
+def _deploy_then_delete_upstream(cluster: ControlPlane) -> None:
+    _deploy_defaults(cluster)
+    api = cluster.api_client()
+    rest.delete(api, rest.PATHS["upstream"])
+    for _ in range(100):
+        if rest.get(api, rest.PATHS["upstream"]) is None:
+            return
+    raise AssertionError("kube-dns-upstream was not deleted")
+
+
+SCENARIOS = (
+    Scenario("fresh install", lambda cluster: None, NodeLocalDNSProps()),
+    Scenario("Corefile change", _deploy_defaults, CHANGED),
+    Scenario("kube-dns-upstream recreated", _deploy_then_delete_upstream, NodeLocalDNSProps()),
+)
+
+
+def state(api: k8s.ApiClient) -> dict[str, Any]:
+    """What the deploy leaves: every object's configured fields, and where its restart stands."""
+    upstream = rest.get(api, rest.PATHS["upstream"])
+    assert upstream is not None
+    result: dict[str, Any] = {}
+    for name, path in rest.PATHS.items():
+        obj = copy.deepcopy(rest.get(api, path))
+        if obj is None:
+            result[name] = None
+            continue
+        obj.pop("status", None)
+        metadata = obj["metadata"]
+        for key in ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation"):
+            metadata.pop(key, None)
+        annotations = metadata.get("annotations") or {}
+        annotations.pop("deprecated.daemonset.template.generation", None)
+        if name == "daemon-set":
+            recorded = annotations.pop(RESTARTED_FOR, None)
+            stamp = (obj["spec"]["template"]["metadata"].get("annotations") or {}).pop(RESTART, None)
+            created = datetime.fromisoformat(upstream["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
+            result["restart"] = {
+                "for this kube-dns-upstream": recorded == upstream["metadata"]["uid"],
+                "stamped after it was created": stamp is not None
+                and datetime.fromisoformat(stamp.replace("Z", "+00:00")) >= created,
+            }
+        if name in ("upstream", "kube-dns"):
+            for key in ("clusterIP", "clusterIPs"):
+                obj["spec"].pop(key, None)
+        result[name] = obj
+    return result
+
+
+def restarts(cluster: ControlPlane, mark: int) -> int:
+    return sum(
+        1 for event in cluster.mutating_requests_since(mark) if "fieldManager=nld-deploy-rollout" in event["requestURI"]
+    )
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The uninterrupted deploy of a scenario."""
+
+    state: dict[str, Any]
+    writes: int
+    restarts: int
+
+
+@pytest.fixture(scope="module")
+def references(control_plane: ControlPlane) -> dict[str, Reference]:
+    found = {}
+    for scenario in SCENARIOS:
+        control_plane.reset()
+        scenario.prepare(control_plane)
+        mark = control_plane.audit_mark()
+        client = load_client(str(control_plane.kubeconfig_path), None, timeout=10)
+        deploy(client, props_source(scenario.props), out=lambda line: None)
+        found[scenario.name] = Reference(
+            state(control_plane.api_client()),
+            len(control_plane.mutating_requests_since(mark)),
+            restarts(control_plane, mark),
+        )
+    return found
+
+
+def test_the_references(references: dict[str, Reference]) -> None:
+    assert {name: (ref.writes, ref.restarts) for name, ref in references.items()} == {
+        "fresh install": (8, 1),
+        "Corefile change": (1, 0),
+        "kube-dns-upstream recreated": (2, 1),
+    }
+    for reference in references.values():
+        assert reference.state["restart"] == {"for this kube-dns-upstream": True, "stamped after it was created": True}
+
+
+def _cases() -> Iterator[tuple[str, int, Mode]]:
+    for scenario, writes in (("fresh install", 8), ("Corefile change", 1), ("kube-dns-upstream recreated", 2)):
+        for k in range(1, writes + 1):
+            for mode in ("killed", "apiserver stopped"):
+                yield scenario, k, mode
+
+
+def _interrupt(cluster: ControlPlane, scenario: Scenario, k: int, mode: Mode, workdir: Path) -> None:
+    if mode == "killed":
+        app = workdir / "app.py"
+        ttl = scenario.props.cache.success_ttl
+        app.write_text(
+            "from constructs_nld import CacheSettings, NodeLocalDNSProps\n"
+            "from constructs_nld.app import main\n"
+            f"raise SystemExit(main(NodeLocalDNSProps(cache=CacheSettings(success_ttl={ttl}))))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.faults", str(k), "--kubeconfig", str(cluster.kubeconfig_path)]
+            + ["--app", f"python {app}"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == -9, done.stdout + done.stderr
+        return
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=5)
+    try:
+        with after_write(k, cluster.stop_apiserver):
+            deploy(client, props_source(scenario.props), out=lambda line: None)
+    except ApiUnreachableError:
+        pass
+    finally:
+        cluster.start_apiserver()
+
+
+@pytest.mark.parametrize(("scenario_name", "k", "mode"), list(_cases()))
+def test_a_rerun_converges_after_an_interruption_at_every_write(
+    scenario_name: str,
+    k: int,
+    mode: Mode,
+    cluster: ControlPlane,
+    references: dict[str, Reference],
+    tmp_path: Path,
+) -> None:
+    scenario = next(s for s in SCENARIOS if s.name == scenario_name)
+    reference = references[scenario_name]
+    scenario.prepare(cluster)
+    mark = cluster.audit_mark()
+
+    _interrupt(cluster, scenario, k, mode, tmp_path)
+    done_before = len(cluster.mutating_requests_since(mark))
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(client, props_source(scenario.props), out=lambda line: None)
+    final = state(cluster.api_client())
+    total_restarts = restarts(cluster, mark)
+    second = cluster.audit_mark()
+    deploy(client, props_source(scenario.props), out=lambda line: None)
+    no_op = cluster.mutating_requests_since(second) == []
+
+    converged = final == reference.state
+    MATRIX.append(
+        f"{scenario_name:28} {mode:17} after write {k}/{reference.writes} ({done_before} done): "
+        f"{'converged' if converged else 'DIVERGED'}, restarts {total_restarts}, rerun "
+        f"{'no-op' if no_op else 'WROTE'}"
+    )
+    assert final == reference.state
+    assert total_restarts == reference.restarts
+    assert no_op
+
+
+def test_two_deploys_at_once_end_as_one_with_at_most_one_restart(
+    cluster: ControlPlane, references: dict[str, Reference]
+) -> None:
+    for _ in range(3):
+        cluster.reset()
+        mark = cluster.audit_mark()
+        command = [sys.executable, "deploy.py", "--kubeconfig", str(cluster.kubeconfig_path)]
+        runs = [
+            subprocess.Popen(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        outputs = [run.communicate(timeout=120) for run in runs]
+
+        assert [run.returncode for run in runs] == [0, 0], outputs
+        assert state(cluster.api_client()) == references["fresh install"].state
+        assert restarts(cluster, mark) == 1
+        last_lines = sorted(out.splitlines()[-1] for out, _ in outputs)
+        assert any(" restarted at " in line for line in last_lines), last_lines
+        assert any("not needed" in line for line in last_lines), last_lines
+
+
+def test_the_matrix_covers_every_write(references: dict[str, Reference]) -> None:
+    expected = sum(ref.writes for ref in references.values()) * 2
+    assert len(list(_cases())) == expected
