@@ -41,10 +41,11 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver, kubectl and CoreDNS, built from source through the Go module proxy into .cache/
-# (reused when present). node-cache is not among them: the proxy does not serve k8s.io/dns.
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and CoreDNS, built
+# from source through the Go module proxy into .cache/ (reused when present). node-cache is not
+# among them: the proxy does not serve k8s.io/dns.
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
+	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok coredns
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.

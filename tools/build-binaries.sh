@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kubectl, node-cache and coredns from source, through the Go
-# module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
-# cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
+# Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok,
+# node-cache and coredns from source, through the Go module proxy only, into
+# <cache>/bin (default <repo>/.cache/bin; override the cache root with
+# NLD_CACHE_DIR). A binary is reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
 # built from; otherwise it is rebuilt.
 #
-#   tools/build-binaries.sh                       # all four
+#   tools/build-binaries.sh                       # all of them
 #   tools/build-binaries.sh etcd kube-apiserver   # a selection
 #
 # Environment:
@@ -32,8 +33,16 @@ ETCD_VERSION=v3.6.16
 # kubernetes: newest v1.34.x patch the proxy serves (v1.34.0/.2/.3/.4 listed);
 # go.mod says `go 1.24.0`. Staging modules are used at the matching v0.34.4.
 # kubectl comes from the same release: the tests install the spec's manifests with
-# it exactly as the spec's deploy.sh does (client-side `kubectl apply`).
+# it exactly as the spec's deploy.sh does (client-side `kubectl apply`); so do
+# kube-controller-manager and kube-scheduler, which act on what the tests apply
+# (DaemonSet controller, garbage collector, scheduler) as on a real cluster.
 KUBE_VERSION=v1.34.4
+# kwok: simulates kubelets (nodes that report Ready, pods that go Running or fail as
+# a Stage says). v0.8.0 is the newest release the proxy serves; its go.mod says
+# `go 1.26.0`, so it builds with the local go1.26.8. It talks to our v1.34
+# kube-apiserver through client-go v0.36, inside the two-minor skew client-go
+# supports.
+KWOK_VERSION=v0.8.0
 # node-cache: commit of kubernetes/dns that image
 # registry.k8s.io/dns/k8s-dns-node-cache:1.26.8 was built from; the version
 # string stamped into k8s.io/dns/pkg/version.VERSION is the image tag.
@@ -48,7 +57,7 @@ COREDNS_VERSION=v1.13.2
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kubectl node-cache coredns)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok node-cache coredns)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -71,7 +80,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kubectl|node-cache|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kwok|node-cache|coredns) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -251,7 +260,19 @@ build_kubernetes_cmd() {
 }
 
 build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
+build_kube_controller_manager() { build_kubernetes_cmd kube-controller-manager; }
+build_kube_scheduler() { build_kubernetes_cmd kube-scheduler; }
 build_kubectl() { build_kubernetes_cmd kubectl; }
+
+build_kwok() {
+  local rec gomod
+  rec=$(mod_download "sigs.k8s.io/kwok@$KWOK_VERSION")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper kwok "$(gomod_header "$gomod")" "sigs.k8s.io/kwok $KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok \
+    "$(gomod_replaces "$gomod")"
+  # kwok hack/releases.sh: -X sigs.k8s.io/kwok/pkg/consts.Version=${VERSION} (and PreRelease).
+  go_build kwok sigs.k8s.io/kwok/cmd/kwok "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION#v} -X sigs.k8s.io/kwok/pkg/consts.PreRelease=GA"
+}
 
 build_node_cache() {
   local rec gomod ver extra=""
@@ -292,7 +313,8 @@ build_coredns() {
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
-    kube-apiserver|kubectl) echo "$KUBE_VERSION" ;;
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) echo "$KUBE_VERSION" ;;
+    kwok) echo "$KWOK_VERSION" ;;
     node-cache) echo "$NODE_CACHE_VERSION ($NODE_CACHE_COMMIT)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
   esac
@@ -343,9 +365,13 @@ verify() {
       out=$(one_line "$bin" --version)
       [[ $out == *"etcd Version: ${ETCD_VERSION#v}"* ]] || { echo "verify etcd: unexpected --version output: $out" >&2; return 1; }
       ;;
-    kube-apiserver)
+    kube-apiserver|kube-controller-manager|kube-scheduler)
       out=$(one_line "$bin" --version)
-      [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify kube-apiserver: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
+      [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify $name: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
+      ;;
+    kwok)
+      out=$(one_line "$bin" --version)
+      [[ $out == *"${KWOK_VERSION#v}"* ]] || { echo "verify kwok: expected version ${KWOK_VERSION#v}, got: $out" >&2; return 1; }
       ;;
     kubectl)
       out=$(one_line "$bin" version --client)
