@@ -114,11 +114,25 @@ _ETCD_NAME: Final = "nld-test"
 _CONTEXT_NAME: Final = "nld-test"
 # Every request at Metadata level, one event per request: RequestReceived is dropped,
 # and so is ResponseStarted, which long-running requests (watches) would add as well.
+# The simulated cluster's components (controllers, scheduler, kwok) renew leases and
+# record events all the time; those are never what a test counts, and at hundreds of
+# nodes they would make most of the log, so they are left out for every user but ours.
 _AUDIT_POLICY: Final = {
     "apiVersion": "audit.k8s.io/v1",
     "kind": "Policy",
     "omitStages": ["RequestReceived", "ResponseStarted"],
-    "rules": [{"level": "Metadata"}],
+    "rules": [
+        {"level": "Metadata", "users": [ADMIN_USER]},
+        {
+            "level": "None",
+            "resources": [
+                {"group": "coordination.k8s.io", "resources": ["leases"]},
+                {"group": "", "resources": ["events"]},
+                {"group": "events.k8s.io", "resources": ["events"]},
+            ],
+        },
+        {"level": "Metadata"},
+    ],
 }
 # Immediate deletion: grace 0 because no kubelet confirms a graceful Pod deletion, and
 # Background because Orphan/Foreground add finalizers only the garbage collector
@@ -317,6 +331,10 @@ class ControlPlane:
             bootstrap steps. Default: 60.
         stop_timeout: Seconds between SIGTERM and SIGKILL when stopping a process.
             Default: 15.
+        component_users: Users for the components started beside the control plane
+            (controllers, scheduler, kwok), each in group ``system:masters`` with its own
+            kubeconfig (:meth:`kubeconfig_for`), so the audit log tells their requests
+            apart from the code under test's. Default: none.
     """
 
     def __init__(
@@ -326,6 +344,7 @@ class ControlPlane:
         crd_dir: Path | None = None,
         startup_timeout: float = 60.0,
         stop_timeout: float = 15.0,
+        component_users: tuple[str, ...] = (),
     ) -> None:
         """Configure the control plane; nothing is started until :meth:`start`."""
         env_cache = os.environ.get("NLD_CACHE_DIR")
@@ -342,6 +361,8 @@ class ControlPlane:
         self._apiserver_port = 0
         self._admin_token = ""
         self._fixture_token = ""
+        self.component_users = component_users
+        self._component_tokens: dict[str, str] = {}
         self._rest: _Rest | None = None
         self._audit_events: list[dict[str, Any]] = []
         self._audit_offset = 0
@@ -455,6 +476,12 @@ class ControlPlane:
         """Kubeconfig for :data:`ADMIN_USER`; verifies the self-signed serving cert."""
         return self._require_started() / "kubeconfig"
 
+    def kubeconfig_for(self, user: str) -> Path:
+        """Kubeconfig of one of :attr:`component_users`."""
+        if user not in self.component_users:
+            raise ValueError(f"user: must be one of {self.component_users}, got {user!r}")
+        return self._require_started() / _kubeconfig_file(user)
+
     @property
     def ca_path(self) -> Path:
         """PEM bundle that verifies the apiserver's serving certificate."""
@@ -491,6 +518,10 @@ class ControlPlane:
                 config_file=str(self.kubeconfig_path)
             ),
         )
+
+    def fixture_api(self) -> _Rest:
+        """The fixture's own REST client (:data:`FIXTURE_USER`), for harness setup the audit counts leave out."""
+        return self._client()
 
     # ---------------------------------------------------------------------- audit --
 
@@ -622,11 +653,11 @@ class ControlPlane:
         tmp = self._require_started()
         self._admin_token = secrets.token_hex(16)
         self._fixture_token = secrets.token_hex(16)
+        self._component_tokens = {user: secrets.token_hex(16) for user in self.component_users}
+        tokens = {ADMIN_USER: self._admin_token, FIXTURE_USER: self._fixture_token, **self._component_tokens}
         # token,user,uid,"groups": system:masters is bound to cluster-admin by RBAC.
         (tmp / "tokens.csv").write_text(
-            f'{self._admin_token},{ADMIN_USER},{ADMIN_USER}-uid,"system:masters"\n'
-            f"{self._fixture_token},{FIXTURE_USER},{FIXTURE_USER}-uid,"
-            '"system:masters"\n'
+            "".join(f'{token},{user},{user}-uid,"system:masters"\n' for user, token in tokens.items())
         )
         (tmp / "audit-policy.yaml").write_text(yaml.safe_dump(_AUDIT_POLICY))
         (tmp / "certs").mkdir()
@@ -655,6 +686,7 @@ class ControlPlane:
         for file, user, token in (
             ("kubeconfig", ADMIN_USER, self._admin_token),
             ("fixture.kubeconfig", FIXTURE_USER, self._fixture_token),
+            *((_kubeconfig_file(user), user, token) for user, token in self._component_tokens.items()),
         ):
             config = {
                 "apiVersion": "v1",
@@ -996,6 +1028,11 @@ class ControlPlane:
                 cast("dict[str, Any]", json.loads(line)) for line in data[: end + 1].splitlines() if line.strip()
             )
         return self._audit_events
+
+
+def _kubeconfig_file(user: str) -> str:
+    """File name of a component user's kubeconfig: ``system:kube-scheduler.kubeconfig`` without the colon."""
+    return user.replace(":", "-") + ".kubeconfig"
 
 
 def _etcd_healthy(client_url: str) -> bool:

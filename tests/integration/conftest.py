@@ -1,7 +1,10 @@
-"""Fixtures giving integration tests a real control plane (etcd + kube-apiserver).
+"""Fixtures giving integration tests a real control plane, alone or with controllers and simulated nodes.
 
-One control plane is started per test session (a few seconds) and reset to its bootstrap
-state before each test that asks for ``cluster``.
+``cluster``: etcd + kube-apiserver only, where nothing acts on what is applied — enough
+(and quicker to reset) for the many tests about what a deploy writes. ``sim``: the same
+with kube-controller-manager, kube-scheduler and kwok (:mod:`tests.simcluster`), for
+tests about what the controllers make of it: pods, rollouts, placement, deletion. Each is
+started once per session, on first use, and reset before every test that asks for it.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from kubernetes import client as k8s_client
 
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.faults import MATRIX
+from tests.simcluster import SimulatedCluster
 
-_startup_seconds: list[float] = []
+_startup_seconds: list[tuple[str, float]] = []
 
 
 @pytest.fixture(scope="session")
@@ -26,8 +30,24 @@ def control_plane() -> Iterator[ControlPlane]:
     """
     with ControlPlane() as control_plane:
         if control_plane.startup_seconds is not None:
-            _startup_seconds.append(control_plane.startup_seconds)
+            _startup_seconds.append(("control plane", control_plane.startup_seconds))
         yield control_plane
+
+
+@pytest.fixture(scope="session")
+def simulated_cluster() -> Iterator[SimulatedCluster]:
+    """Yield a started :class:`SimulatedCluster`, shared by the session, stopped at its end."""
+    with SimulatedCluster() as simulated:
+        if simulated.startup_seconds is not None:
+            _startup_seconds.append(("simulated cluster", simulated.startup_seconds))
+        yield simulated
+
+
+@pytest.fixture
+def sim(simulated_cluster: SimulatedCluster) -> SimulatedCluster:
+    """Reset the shared simulated cluster (no nodes, no fates, nothing deployed), then give it to the test."""
+    simulated_cluster.reset()
+    return simulated_cluster
 
 
 @pytest.fixture(autouse=True)
@@ -55,8 +75,8 @@ def api_client(cluster: ControlPlane) -> Iterator[k8s_client.ApiClient]:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Report how long the session's control plane took to start (for benchmarking)."""
-    for seconds in _startup_seconds:
-        terminalreporter.write_line(f"control plane started in {seconds:.2f}s")
+    for what, seconds in _startup_seconds:
+        terminalreporter.write_line(f"{what} started in {seconds:.2f}s")
     if MATRIX:
         terminalreporter.write_sep("-", "interrupted deploys (scenario, interruption, point: outcome)")
         for line in MATRIX:
