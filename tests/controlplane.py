@@ -7,8 +7,9 @@ bootstraps the objects an EKS-like IPv6 cluster has (``kube-system/kube-dns`` wi
 IPv6 ClusterIP, the prometheus-operator CRDs, namespace ``monitoring``) and records
 every API request in an audit log, so tests can count what the tool really sent.
 
-There is no controller-manager, scheduler or kubelet: objects are stored and validated,
-nothing reconciles them. Consequences the fixture handles for you: the ``default``
+There is no controller-manager, scheduler or kubelet here: objects are stored and
+validated, nothing reconciles them (:mod:`tests.simcluster` adds them, and kwok for the
+kubelets, on a control plane of its own). Consequences the fixture handles for you: the ``default``
 ServiceAccounts are created here (the ServiceAccount admission plugin rejects Pods
 without them), deletions use ``gracePeriodSeconds=0`` and ``Background`` propagation (no
 kubelet or garbage collector would ever finish a graceful or ``Orphan``/``Foreground``
@@ -160,15 +161,19 @@ def is_mutating(event: Mapping[str, Any]) -> bool:
     """Tell whether an audit event records a request that changed stored state.
 
     Why: a server-side dry run is audited with the same verb as the real request, so the
-    verb alone over-counts; the ``dryRun=All`` query parameter tells them apart.
+    verb alone over-counts; the ``dryRun=All`` query parameter tells them apart. A request
+    the API server refused (a 409 conflict of a guarded patch, say) changed nothing either.
 
     Args:
         event: One parsed audit event (``audit.k8s.io/v1`` ``Event``).
 
     Returns:
-        True for create/update/patch/delete/deletecollection that is not a dry run.
+        True for create/update/patch/delete/deletecollection that is not a dry run and
+        was answered with a success status.
     """
     if event.get("verb") not in MUTATING_VERBS:
+        return False
+    if not 200 <= int(event.get("responseStatus", {}).get("code", 0)) < 300:
         return False
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(str(event.get("requestURI", ""))).query)
     return "All" not in query.get("dryRun", [])

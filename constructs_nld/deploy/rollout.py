@@ -1,0 +1,237 @@
+"""``deploy --wait``: follow the DaemonSet's rollout to the end, or stop when it stalls.
+
+A DaemonSet rolls ``maxUnavailable`` pods at a time: the controller deletes old pods,
+creates new ones, and takes the next batch when those are available. The rollout is
+complete when the controller has seen the current template and every scheduled pod is
+updated and available (what ``kubectl rollout status`` waits for).
+
+**Stall detection.** Progress is a pod becoming updated-and-available, read from the
+DaemonSet's status as a new high of ``updatedNumberScheduled + numberAvailable`` (taking a
+batch down and starting its replacements does not raise it; the replacements becoming
+available does), or a change the controller reports about the rollout itself (a new
+generation observed, nodes joining or leaving). The rollout stalls when there has been no
+progress for ``stall_after`` seconds: new pods never become ready (a Corefile node-cache
+rejects, an image that cannot be pulled), or the controller is not running. A slow rollout
+that keeps progressing is never stopped, whatever its length. The default window, 300 s,
+is several times what a batch takes when a cold node lazily pulls the image through the
+registry cache (30-60 s, see the spec).
+
+The status is polled (one GET of the DaemonSet per interval): a rollout of hundreds of
+nodes costs one small request a second, and nothing is left to reconnect. A *wave* is an
+observed rise of the updated count: a batch the controller started (at the poll interval,
+batches that start between two polls count as one).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+from constructs_nld.deploy.errors import DeployError, StalledError
+from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.pods import is_ready, not_ready_reasons, target_node
+
+__all__ = [
+    "DEFAULT_STALL_AFTER",
+    "Progress",
+    "RolloutReport",
+    "RolloutStatus",
+    "RolloutTracker",
+    "follow_rollout",
+    "not_ready_pods",
+    "rollback_advice",
+]
+
+DEFAULT_STALL_AFTER: Final = 300.0
+"""Seconds without progress after which a rollout counts as stalled."""
+
+_LISTED_PODS: Final = 5
+
+
+@dataclass(frozen=True)
+class RolloutStatus:
+    """What the DaemonSet controller reports about a rollout."""
+
+    generation: int
+    observed_generation: int
+    desired: int
+    updated: int
+    ready: int
+    available: int
+    unavailable: int
+
+    @classmethod
+    def of(cls, daemon_set: Mapping[str, Any]) -> RolloutStatus:
+        """Read the status of a live DaemonSet."""
+        status = daemon_set.get("status") or {}
+        desired = int(status.get("desiredNumberScheduled", 0))
+        available = int(status.get("numberAvailable", 0))
+        return cls(
+            generation=int(daemon_set["metadata"].get("generation", 0)),
+            observed_generation=int(status.get("observedGeneration", 0)),
+            desired=desired,
+            updated=int(status.get("updatedNumberScheduled", 0)),
+            ready=int(status.get("numberReady", 0)),
+            available=available,
+            unavailable=int(status.get("numberUnavailable", desired - available)),
+        )
+
+    @property
+    def observed(self) -> bool:
+        """The controller has seen the current pod template."""
+        return self.observed_generation >= self.generation
+
+    @property
+    def complete(self) -> bool:
+        """Every scheduled pod runs the current template and is available."""
+        return self.observed and self.updated >= self.desired and self.available >= self.desired
+
+    def __str__(self) -> str:
+        """``updated 14/700, ready 693/700, unavailable 7``, saying when the counts are of an older template."""
+        lag = "" if self.observed else f"generation {self.generation} not yet observed; "
+        return (
+            f"{lag}updated {self.updated}/{self.desired}, ready {self.ready}/{self.desired}, "
+            f"unavailable {self.unavailable}"
+        )
+
+
+@dataclass
+class RolloutTracker:
+    """Progress, waves and stalls of one rollout, from successive statuses (pure: no I/O, no clock)."""
+
+    stall_after: float
+    started: float
+    waves: int = 0
+    max_unavailable: int = 0
+    last_progress: float = field(init=False)
+    _key: tuple[int, int, int] | None = field(default=None, init=False)
+    _best: int = field(default=-1, init=False)
+    _updated: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        """The stall window starts with the wait."""
+        self.last_progress = self.started
+
+    def observe(self, status: RolloutStatus, now: float) -> None:
+        """Take one status read at ``now``."""
+        key = (status.generation, status.observed_generation, status.desired)
+        mark = status.updated + status.available
+        if self._key is not None and status.updated > self._updated:
+            self.waves += 1
+        if key != self._key:
+            if self._key is not None:
+                self.last_progress = now
+            self._key, self._best = key, mark
+        elif mark > self._best:
+            self._best, self.last_progress = mark, now
+        self._updated = status.updated
+        self.max_unavailable = max(self.max_unavailable, status.unavailable)
+
+    def idle(self, now: float) -> float:
+        """Seconds since the last progress."""
+        return now - self.last_progress
+
+    def stalled(self, now: float) -> bool:
+        """No progress for ``stall_after`` seconds."""
+        return self.idle(now) >= self.stall_after
+
+
+@dataclass(frozen=True)
+class RolloutReport:
+    """How a followed rollout went."""
+
+    seconds: float
+    waves: int
+    max_unavailable: int
+    status: RolloutStatus
+    polls: int
+
+
+class Progress(Protocol):
+    """Shows a rollout while it is followed (see :mod:`constructs_nld.deploy.progress`)."""
+
+    def update(
+        self, ref: ObjectRef, status: RolloutStatus, tracker: RolloutTracker, *, elapsed: float, idle: float
+    ) -> None:
+        """Show one status read, ``elapsed`` seconds into the wait and ``idle`` seconds since the last progress."""
+
+    def finish(self, line: str) -> None:
+        """End the display with a closing line."""
+
+
+def not_ready_pods(pods: list[Manifest]) -> str:
+    """The newest pods that are not ready, with their node and why: ``pod on node (CrashLoopBackOff: …)``."""
+    waiting = sorted(
+        (pod for pod in pods if not is_ready(pod) and not pod["metadata"].get("deletionTimestamp")),
+        key=lambda pod: str(pod["metadata"].get("creationTimestamp", "")),
+        reverse=True,
+    )
+    listed = [
+        f"{pod['metadata']['name']} on {target_node(pod) or 'no node'} "
+        f"({'; '.join(not_ready_reasons(pod, detail=True)) or 'not ready'})"
+        for pod in waiting[:_LISTED_PODS]
+    ]
+    if len(waiting) > _LISTED_PODS:
+        listed.append(f"{len(waiting) - _LISTED_PODS} more")
+    return ", ".join(listed) or "none listed"
+
+
+def rollback_advice(ref: ObjectRef) -> str:
+    """How to roll back a rollout that stalled, in one line."""
+    return (
+        "to roll back, restore the previous version of your app (e.g. git revert) and run "
+        "'python deploy.py --wait': it reapplies the previous Corefile and pod template together "
+        f"('kubectl rollout undo daemonset/{ref.name} -n {ref.namespace}' restores the pod template only, "
+        "not the ConfigMap)"
+    )
+
+
+def follow_rollout(
+    client: KubeClient,
+    ref: ObjectRef,
+    progress: Progress,
+    *,
+    stall_after: float = DEFAULT_STALL_AFTER,
+    poll_interval: float = 1.0,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RolloutReport:
+    """Poll the DaemonSet ``ref`` until its rollout completes; raise :class:`StalledError` when it stalls.
+
+    The stall message names the newest pods that are not ready, with their node and
+    reason, and says how to roll back.
+    """
+    started = clock()
+    tracker = RolloutTracker(stall_after=stall_after, started=started)
+    polls = 0
+    while True:
+        daemon_set = client.get(ref)
+        polls += 1
+        if daemon_set is None:
+            raise DeployError(f"{ref} was deleted while its rollout was followed")
+        status = RolloutStatus.of(daemon_set)
+        now = clock()
+        tracker.observe(status, now)
+        progress.update(ref, status, tracker, elapsed=now - started, idle=tracker.idle(now))
+        if status.complete:
+            report = RolloutReport(now - started, tracker.waves, tracker.max_unavailable, status, polls)
+            progress.finish(
+                f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated and "
+                f"available; {report.waves} wave(s) observed, at most {report.max_unavailable} unavailable"
+            )
+            return report
+        if tracker.stalled(now):
+            progress.finish(f"rollout stalled after {now - started:.1f}s: {status}")
+            if not status.observed:
+                why = (
+                    f"the DaemonSet controller has not observed generation {status.generation} "
+                    f"(observed {status.observed_generation}) for {stall_after:g}s: is kube-controller-manager running?"
+                )
+            else:
+                selector = ",".join(f"{k}={v}" for k, v in daemon_set["spec"]["selector"]["matchLabels"].items())
+                pods = client.list("v1", "Pod", ref.namespace, label_selector=selector)
+                why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
+            raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
+        sleep(poll_interval)

@@ -1,0 +1,183 @@
+"""``uninstall``: remove the app's NodeLocal DNS from a cluster without breaking any node's DNS.
+
+It reads the same app as ``deploy`` and ``verify`` (:mod:`constructs_nld.deploy.source`)
+and removes exactly the NodeLocal DNS objects :func:`~constructs_nld.deploy.component.locate`
+finds in it — never the app's other charts, never kube-dns — in the order that keeps
+every node resolving:
+
+1. read which of them are live; refuse, before any write, while ``kube-dns-upstream``
+   selects something else than the app's Service (the deploy's precondition: a stale or
+   foreign install); with nothing live, stop: there is nothing to do;
+2. the DaemonSet first, with foreground deletion, then wait until its pods are gone: on
+   SIGTERM node-cache removes its NOTRACK rules and its interface, so each node falls
+   back to the kube-dns ClusterIP as its pod stops, while ``kube-dns-upstream`` (where the
+   remaining pods forward) and the Corefile are still there;
+3. the rest in the reverse of the app's apply order (monitoring, ConfigMap,
+   ServiceAccount, Services).
+
+The wait in step 2 stops with :class:`~constructs_nld.deploy.errors.StalledError` when no
+pod has gone away for ``stall_after`` seconds; nothing of step 3 is deleted then, and a
+rerun continues where it stopped. ``verify --uninstalled`` confirms nothing is left.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.errors import StalledError
+from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER
+from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.verify import live_cluster_ip
+
+__all__ = ["UninstallOptions", "UninstallReport", "uninstall"]
+
+_STEPS: Final = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class UninstallOptions:
+    """How to uninstall."""
+
+    stall_after: float = DEFAULT_STALL_AFTER
+    """Seconds without a node-cache pod going away after which the wait stops."""
+
+    poll_interval: float = 1.0
+    """Seconds between two reads of the remaining pods."""
+
+    def __post_init__(self) -> None:
+        """Refuse a window that could never be waited out."""
+        if not self.stall_after > 0:
+            raise ValueError(f"stall_after: must be a positive number of seconds, got {self.stall_after!r}")
+
+
+@dataclass
+class UninstallReport:
+    """What an uninstall did, for callers and tests."""
+
+    deleted: list[ObjectRef] = field(default_factory=list)
+    """Objects deleted by this run, in order."""
+
+    pods_waited_for: int = 0
+    """node-cache pods that were still there when the DaemonSet was deleted."""
+
+    seconds_waiting: float = 0.0
+
+
+def _owned_by_daemon_set(pod: Mapping[str, Any], name: str) -> bool:
+    owners = pod.get("metadata", {}).get("ownerReferences") or []
+    return any(o.get("kind") == "DaemonSet" and o.get("name") == name and o.get("controller") for o in owners)
+
+
+class _Uninstall:
+    def __init__(
+        self, client: KubeClient, component: Component, options: UninstallOptions, out: Callable[[str], None]
+    ) -> None:
+        self.client = client
+        self.component = component
+        self.options = options
+        self.out = out
+        self.report = UninstallReport()
+
+    def live_objects(self) -> list[tuple[ObjectRef, Manifest]]:
+        """The app's NodeLocal DNS objects that exist, in apply order; kinds the cluster does not serve are absent."""
+        found: list[tuple[ObjectRef, Manifest]] = []
+        for obj in self.component.objects():
+            try:
+                ref = self.client.ref_of(obj)
+            except KindNotServedError:
+                continue
+            live = self.client.get(ref)
+            if live is not None:
+                found.append((ref, live))
+        return found
+
+    def delete(self, ref: ObjectRef, live: Manifest, propagation: str = "Background") -> None:
+        if self.client.delete(ref, uid=live["metadata"].get("uid"), propagation=propagation) is not None:
+            self.report.deleted.append(ref)
+
+    def pods(self) -> list[Manifest]:
+        return self.client.list_metadata(
+            "v1", "Pod", self.component.namespace, label_selector=self.component.pod_selector
+        )
+
+    def remove_daemon_set(self, ref: ObjectRef, live: Manifest | None) -> None:
+        """Step 2: delete the DaemonSet (foreground) and wait until none of its pods is left."""
+        name = ref.name
+        if live is not None and not live["metadata"].get("deletionTimestamp"):
+            self.delete(ref, live, propagation="Foreground")
+        what = "deleted" if ref in self.report.deleted else ("being deleted" if live is not None else "already gone")
+        pods = self.pods()
+        self.report.pods_waited_for = len(pods)
+        self.out(
+            f"[2/{_STEPS}] {ref} {what}; waiting for {len(pods)} node-cache pod(s) to stop "
+            "(on SIGTERM node-cache removes its rules: each node falls back to kube-dns)"
+        )
+        started = time.monotonic()
+        last_progress, remaining = started, len(pods)
+        while pods:
+            if self.client.get(ref) is None:
+                # The DaemonSet is gone: a pod it no longer controls (orphaned) would keep
+                # intercepting with nothing to forward to once the Services go; stop it too.
+                for pod in pods:
+                    if not pod["metadata"].get("deletionTimestamp") and not _owned_by_daemon_set(pod, name):
+                        pod_ref = ObjectRef("v1", "Pod", self.component.namespace, pod["metadata"]["name"])
+                        self.delete(pod_ref, pod)
+            now = time.monotonic()
+            if len(pods) < remaining:
+                last_progress, remaining = now, len(pods)
+                self.out(f"[2/{_STEPS}] {len(pods)} pod(s) left after {now - started:.1f}s")
+            elif now - last_progress >= self.options.stall_after:
+                names = ", ".join(sorted(p["metadata"]["name"] for p in pods)[:5])
+                raise StalledError(
+                    f"{len(pods)} node-cache pod(s) did not go away for {self.options.stall_after:g}s ({names}): "
+                    f"their nodes may be down or their cleanup hangs; nothing else was deleted. See "
+                    f"'kubectl describe pod -n {self.component.namespace} -l {self.component.pod_selector}', "
+                    "then rerun 'python deploy.py uninstall' to continue"
+                )
+            time.sleep(self.options.poll_interval)
+            pods = self.pods()
+        self.report.seconds_waiting = time.monotonic() - started
+        self.out(f"[2/{_STEPS}] every node-cache pod is gone ({self.report.seconds_waiting:.1f}s)")
+
+    def run(self) -> UninstallReport:
+        upstream_ref = ObjectRef.of(self.component.upstream_service)
+        daemon_set_ref = ObjectRef.of(self.component.daemon_set)
+        live = self.live_objects()
+        by_ref = dict(live)
+        self.component.check_upstream(by_ref.get(upstream_ref), refusing="to remove it")
+        total = len(self.component.objects())
+        pods = [] if daemon_set_ref in by_ref else self.pods()
+        if not live and not pods:
+            self.out(f"[1/{_STEPS}] none of the app's {total} NodeLocal DNS object(s) is installed: nothing to do")
+            return self.report
+        self.out(f"[1/{_STEPS}] {len(live)} of the app's {total} NodeLocal DNS object(s) installed")
+        self.remove_daemon_set(daemon_set_ref, by_ref.get(daemon_set_ref))
+        rest = [(ref, obj) for ref, obj in reversed(live) if ref != daemon_set_ref]
+        for ref, obj in rest:
+            self.delete(ref, obj)
+        deleted = [str(ref) for ref, _ in rest if ref in self.report.deleted]
+        self.out(f"[3/{_STEPS}] deleted: {', '.join(deleted) or 'nothing else was left'}")
+        self.out("uninstalled; 'python deploy.py verify --uninstalled' checks that nothing is left")
+        return self.report
+
+
+def uninstall(
+    client: KubeClient,
+    source: AppSource,
+    options: UninstallOptions | None = None,
+    out: Callable[[str], None] = print,
+) -> UninstallReport:
+    """Remove the NodeLocal DNS objects of the app of ``source``; one line per step to ``out``.
+
+    The app is synthesized with the live kube-dns ClusterIP when there is a usable one (a
+    preview otherwise): which objects to remove does not depend on it. Raises a
+    :class:`~constructs_nld.deploy.errors.DeployError` (``PreconditionError`` before any
+    write, ``StalledError`` when the pods do not go away) or ``ApiException``.
+    """
+    component = locate(tuple(source(live_cluster_ip(client))))
+    return _Uninstall(client, component, options or UninstallOptions(), out).run()
