@@ -1,4 +1,4 @@
-"""Cluster operations on the user's cdk8s app: resolve the kube-dns ClusterIP, apply in order, restart, verify.
+"""Cluster operations on the user's cdk8s app: deploy (and follow the rollout), verify, uninstall.
 
 Separate from synthesis: it runs the app as ``cdk8s synth`` does (:mod:`.source`), finds
 NodeLocal DNS in it (:mod:`.component`), and talks to the cluster through a small client
@@ -11,8 +11,10 @@ from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.deployer import DeployOptions, DeployReport, ObjectResult, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import FIELD_MANAGER, KubeClient, ObjectRef, load_client
+from constructs_nld.deploy.rollout import RolloutReport, RolloutStatus
 from constructs_nld.deploy.source import AppChart, AppCommand, AppSource, props_source
-from constructs_nld.deploy.verify import CheckResult, format_result, verify
+from constructs_nld.deploy.uninstall import UninstallOptions, UninstallReport, uninstall
+from constructs_nld.deploy.verify import CheckResult, format_result, verify, verify_uninstalled
 
 __all__ = [
     "FIELD_MANAGER",
@@ -28,10 +30,16 @@ __all__ = [
     "KubeClient",
     "ObjectRef",
     "ObjectResult",
+    "RolloutReport",
+    "RolloutStatus",
+    "UninstallOptions",
+    "UninstallReport",
     "deploy",
     "format_result",
     "load_client",
     "locate",
     "props_source",
+    "uninstall",
     "verify",
+    "verify_uninstalled",
 ]

@@ -1,7 +1,8 @@
-"""``python deploy.py [deploy|verify]``: argument parsing and exit codes around :func:`deploy` and :func:`verify`.
+"""``python deploy.py [deploy|verify|uninstall]``: argument parsing and exit codes around the commands.
 
-Both commands work on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
-command ``cdk8s synth`` runs — or the one ``--app`` names.
+Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
+command ``cdk8s synth`` runs — or the one ``--app`` names: :func:`deploy`, :func:`verify`
+(and :func:`verify_uninstalled`), :func:`uninstall`.
 """
 
 from __future__ import annotations
@@ -18,16 +19,27 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld.deploy.deployer import DeployOptions, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import load_client
+from constructs_nld.deploy.progress import PROGRESS_MODES, make_progress
+from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER
 from constructs_nld.deploy.source import AppCommand
-from constructs_nld.deploy.verify import format_result, verify
+from constructs_nld.deploy.uninstall import UninstallOptions, uninstall
+from constructs_nld.deploy.verify import format_result, verify, verify_uninstalled
 
 __all__ = ["main", "parser"]
 
 _VERIFY_EPILOG = """exit codes:
-  0  every check passed
+  0  every check passed (--uninstalled: nothing of NodeLocal DNS is left)
   1  the API server refused a request or could not be reached
   2  bad arguments, kubeconfig or app
   7  a check failed (each failure prints its cause and fix)
+"""
+
+_UNINSTALL_EPILOG = """exit codes:
+  0  uninstalled, or nothing was installed
+  1  the API server refused a request or could not be reached
+  2  bad arguments, kubeconfig or app (nothing deleted)
+  3  kube-dns-upstream exists with a foreign selector (nothing deleted)
+  8  the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to continue)
 """
 
 _EPILOG = """exit codes:
@@ -39,9 +51,11 @@ _EPILOG = """exit codes:
   5  monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)
   6  kube-dns-upstream got no ClusterIP within --timeout
   7  verify found a failure
+  8  --wait: the rollout made no progress for --stall-after seconds (the message says how to roll back);
+     uninstall: the node-cache pods did not go away
 """
 
-COMMANDS: Final = ("deploy", "verify")
+COMMANDS: Final = ("deploy", "verify", "uninstall")
 _COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
 
 
@@ -61,6 +75,24 @@ def _timeout(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
     return value
+
+
+def _progress(text: str) -> str:
+    if text not in PROGRESS_MODES:
+        raise argparse.ArgumentTypeError(
+            f"must be {', '.join(PROGRESS_MODES[:-1])} or {PROGRESS_MODES[-1]}, got {text!r}"
+        )
+    return text
+
+
+def _stall_after(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument(
+        "--stall-after",
+        type=_timeout,
+        default=None,
+        metavar="S",
+        help=f"stop when {what} for S seconds (default: {DEFAULT_STALL_AFTER:g})",
+    )
 
 
 def _common(*, suppress: bool) -> _Parser:
@@ -95,7 +127,10 @@ def parser() -> argparse.ArgumentParser:
         parents=[_common(suppress=False)],
     )
     commands = cli.add_subparsers(
-        dest="command", metavar="{deploy,verify}", help="deploy (default) or verify", parser_class=_Parser
+        dest="command",
+        metavar="{deploy,verify,uninstall}",
+        help="deploy (default), verify or uninstall",
+        parser_class=_Parser,
     )
     deploy_cli = commands.add_parser(
         "deploy",
@@ -108,12 +143,26 @@ def parser() -> argparse.ArgumentParser:
     mode = deploy_cli.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
     mode.add_argument("--diff", action="store_true", help="show what would change per object; apply nothing")
+    mode.add_argument(
+        "--wait",
+        action="store_true",
+        help="after applying, follow the DaemonSet's rollout until every pod is updated and available",
+    )
     deploy_cli.add_argument(
         "--skip-monitoring",
         action="store_true",
         help="leave out the prometheus-operator objects (PodMonitor, PrometheusRule: CRDs not installed)",
     )
-    commands.add_parser(
+    deploy_cli.add_argument(
+        "--progress",
+        type=_progress,
+        default=None,
+        metavar="{plain,tty,auto}",
+        help="with --wait: 'tty' redraws one line, 'plain' logs a line per change (CI), "
+        "'auto' is tty on a terminal (default: auto)",
+    )
+    _stall_after(deploy_cli, "--wait sees no pod become updated and available")
+    verify_cli = commands.add_parser(
         "verify",
         parents=[_common(suppress=True)],
         help="check a live install against the app",
@@ -121,6 +170,21 @@ def parser() -> argparse.ArgumentParser:
         epilog=_VERIFY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    verify_cli.add_argument(
+        "--uninstalled",
+        action="store_true",
+        help="check instead that an uninstall is complete: no object of the app's NodeLocal DNS, no node-cache pod",
+    )
+    uninstall_cli = commands.add_parser(
+        "uninstall",
+        parents=[_common(suppress=True)],
+        help="remove the app's NodeLocal DNS: the DaemonSet and its pods first, then the rest",
+        description="Remove the app's NodeLocal DNS objects in the order that keeps every node's DNS working: "
+        "the DaemonSet, then (once its pods are gone) the rest.",
+        epilog=_UNINSTALL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _stall_after(uninstall_cli, "no node-cache pod goes away")
     return cli
 
 
@@ -155,20 +219,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(_with_command(sys.argv[1:] if argv is None else argv))
     except SystemExit as stop:  # --help, or a bad argument already reported on one line
         return int(stop.code or 0)
+    if args.command == "deploy" and not args.wait:
+        given = [flag for flag, value in (("--progress", args.progress), ("--stall-after", args.stall_after)) if value]
+        if given:
+            print(f"error: {' and '.join(given)}: only with --wait (see deploy.py deploy --help)", file=sys.stderr)
+            return ExitCode.INVALID
+    stall_after = getattr(args, "stall_after", None) or DEFAULT_STALL_AFTER
     try:
         source = AppCommand.from_project(command=args.app)
         client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
         if args.command == "verify":
-            results = verify(client, source)
+            results = (verify_uninstalled if args.uninstalled else verify)(client, source)
             for result in results:
                 print(format_result(result))
             failed = [r for r in results if r.status == "fail"]
             print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
             return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
+        if args.command == "uninstall":
+            uninstall(client, source, UninstallOptions(stall_after=stall_after))
+            return ExitCode.OK
         options = DeployOptions(
-            dry_run=args.dry_run, diff=args.diff, skip_monitoring=args.skip_monitoring, timeout=args.timeout
+            dry_run=args.dry_run,
+            diff=args.diff,
+            skip_monitoring=args.skip_monitoring,
+            timeout=args.timeout,
+            wait=args.wait,
+            stall_after=stall_after,
         )
-        report = deploy(client, source, options)
+        report = deploy(client, source, options, progress=make_progress(args.progress or "auto", print))
         for text in report.diffs.values():
             print(text)
         return ExitCode.OK

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.deploy.errors import InvalidConfigError, PreconditionError
 from constructs_nld.deploy.kube import Manifest, ObjectRef
 from constructs_nld.deploy.source import AppChart
 
@@ -122,6 +122,31 @@ class Component:
             parts.append(self.service_account)
         parts += [*self.config_maps, self.daemon_set, *self.pod_monitors, *self.prometheus_rules]
         return tuple(parts)
+
+    @property
+    def upstream_selector(self) -> Mapping[str, str]:
+        """The selector the app gives kube-dns-upstream (``k8s-app: kube-dns``)."""
+        selector: Mapping[str, str] = self.upstream_service["spec"].get("selector") or {}
+        return selector
+
+    def check_upstream(self, live: Mapping[str, Any] | None, *, refusing: str) -> None:
+        """The spec's step 1: refuse when the live kube-dns-upstream selects something else than the app's.
+
+        Such a Service belongs to a stale or foreign install: neither a deploy (which would
+        overwrite it) nor an uninstall (which would delete it) touches it. ``refusing`` says
+        what is refused (``"to overwrite it"``).
+        """
+        if live is None:
+            return
+        selector = live.get("spec", {}).get("selector") or {}
+        if selector != self.upstream_selector:
+            ref = ObjectRef.of(self.upstream_service)
+            raise PreconditionError(
+                f"{ref} exists with selector {selector!r}, not {dict(self.upstream_selector)!r}: "
+                f"a stale or foreign install; refusing {refusing}. Inspect it with "
+                f"'kubectl get svc -n {ref.namespace} {ref.name} -o yaml' "
+                "and delete it if it is not in use, then rerun."
+            )
 
     def check_cluster_ip(self, cluster_ip: str) -> None:
         """Refuse an app that did not take the live kube-dns ClusterIP into ``-localip``.

@@ -14,7 +14,10 @@ in it (:mod:`constructs_nld.deploy.component`):
    sleep);
 6. the rest, in the app's order (the workload, monitoring, charts of the user's);
 7. a rollout restart when either trigger is set, so pods start after the Service exists
-   and kubelet injects ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
+   and kubelet injects ``KUBE_DNS_UPSTREAM_SERVICE_HOST``;
+
+then, with ``wait``, the DaemonSet's rollout is followed to the end
+(:mod:`constructs_nld.deploy.rollout`), or stopped when it stalls.
 
 Every check that can refuse (steps 1-4, kinds the cluster does not serve, the monitoring
 CRDs) runs before the first write. An object last written by client-side ``kubectl apply``
@@ -40,10 +43,11 @@ from constructs_nld.deploy.errors import (
     ClusterIPError,
     InvalidConfigError,
     MonitoringUnavailableError,
-    PreconditionError,
     WaitTimeoutError,
 )
 from constructs_nld.deploy.kube import FIELD_MANAGER, KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.progress import PlainProgress
+from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER, Progress, RolloutReport, follow_rollout
 from constructs_nld.deploy.source import AppChart, AppSource
 from constructs_nld.placeholders import NotDeployableError, check_deployable
 from constructs_nld.props import check_ipv6_address
@@ -101,7 +105,25 @@ class DeployOptions:
     """Seconds to wait for the kube-dns-upstream ClusterIP."""
 
     poll_interval: float = 0.2
-    """Seconds between polls while waiting."""
+    """Seconds between polls while waiting for the ClusterIP."""
+
+    wait: bool = False
+    """After applying, follow the DaemonSet's rollout until it completes, or stop when it stalls."""
+
+    stall_after: float = DEFAULT_STALL_AFTER
+    """With ``wait``: seconds without progress after which the rollout counts as stalled."""
+
+    rollout_poll_interval: float = 1.0
+    """With ``wait``: seconds between two reads of the DaemonSet's status."""
+
+    def __post_init__(self) -> None:
+        """Refuse options that contradict each other."""
+        if self.dry_run and self.diff:
+            raise ValueError("dry_run: cannot be combined with diff, got both")
+        if self.wait and (self.dry_run or self.diff):
+            raise ValueError("wait: a dry run or a diff starts no rollout to wait for, got wait with one")
+        if not self.stall_after > 0:
+            raise ValueError(f"stall_after: must be a positive number of seconds, got {self.stall_after!r}")
 
 
 @dataclass(frozen=True)
@@ -128,6 +150,8 @@ class DeployReport:
     objects: list[ObjectResult] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
     restarted: bool = False
+    rollout: RolloutReport | None = None
+    """How the rollout went, when the deploy waited for it."""
 
 
 def _time(stamp: str) -> datetime:
@@ -220,11 +244,19 @@ def take_over_patch(live: Mapping[str, Any], now: datetime) -> list[dict[str, An
 
 
 class _Deploy:
-    def __init__(self, client: KubeClient, source: AppSource, options: DeployOptions, out: Callable[[str], None]):
+    def __init__(
+        self,
+        client: KubeClient,
+        source: AppSource,
+        options: DeployOptions,
+        out: Callable[[str], None],
+        progress: Progress | None,
+    ):
         self.client = client
         self.source = source
         self.options = options
         self.out = out
+        self.progress = progress or PlainProgress(out)
         self.report = DeployReport()
         self.live: dict[ObjectRef, Manifest | None] = {}
         self.listed_namespace = ""
@@ -275,21 +307,12 @@ class _Deploy:
             self.live.setdefault(ObjectRef.of(service), None)
         self.live[daemon_set_ref] = self.client.get(daemon_set_ref)
         upstream = self.live[upstream_ref]
-        expected = component.upstream_service["spec"].get("selector") or {}
-        if upstream is not None:
-            selector = upstream.get("spec", {}).get("selector") or {}
-            if selector != expected:
-                raise PreconditionError(
-                    f"{upstream_ref} exists with selector {selector!r}, not {expected!r}: "
-                    "a stale or foreign install; refusing to overwrite it. Inspect it with "
-                    f"'kubectl get svc -n {upstream_ref.namespace} {upstream_ref.name} -o yaml' "
-                    "and delete it if it is not in use, then rerun."
-                )
+        component.check_upstream(upstream, refusing="to overwrite it")
         # freshly_created: the Service is absent at the start of this run. first_deploy: this
         # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
         self.report.freshly_created = upstream is None
         self.report.first_deploy = upstream is None and self.live[daemon_set_ref] is None
-        state = "absent" if upstream is None else "present, selector " + _labels(expected)
+        state = "absent" if upstream is None else "present, selector " + _labels(component.upstream_selector)
         self.out(
             f"[1/7] precondition: {upstream_ref} {state}; "
             f"first_deploy={_yes(self.report.first_deploy)} freshly_created={_yes(self.report.freshly_created)}"
@@ -436,6 +459,14 @@ class _Deploy:
             applied |= self.apply("6/7", planned[split:])
         daemon_set = ObjectRef.of(component.daemon_set)
         self.restart(daemon_set, applied.get(daemon_set), service)
+        if self.options.wait:
+            self.report.rollout = follow_rollout(
+                self.client,
+                daemon_set,
+                self.progress,
+                stall_after=self.options.stall_after,
+                poll_interval=self.options.rollout_poll_interval,
+            )
         return self.report
 
 
@@ -466,10 +497,12 @@ def deploy(
     source: AppSource,
     options: DeployOptions | None = None,
     out: Callable[[str], None] = print,
+    progress: Progress | None = None,
 ) -> DeployReport:
     """Deploy the app of ``source`` to the cluster behind ``client``; one line per step to ``out``.
 
-    Raises a :class:`~constructs_nld.deploy.errors.DeployError` (whose ``exit_code`` the
-    CLI returns) or ``ApiException`` for a request the API server refused.
+    With ``options.wait``, ``progress`` shows the rollout (default: a line per change
+    through ``out``). Raises a :class:`~constructs_nld.deploy.errors.DeployError` (whose
+    ``exit_code`` the CLI returns) or ``ApiException`` for a request the API server refused.
     """
-    return _Deploy(client, source, options or DeployOptions(), out).run()
+    return _Deploy(client, source, options or DeployOptions(), out, progress).run()

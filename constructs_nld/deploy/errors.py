@@ -13,6 +13,7 @@ __all__ = [
     "KubeconfigError",
     "MonitoringUnavailableError",
     "PreconditionError",
+    "StalledError",
     "WaitTimeoutError",
 ]
 
@@ -43,6 +44,10 @@ class ExitCode(IntEnum):
 
     CHECKS_FAILED = 7
     """``verify`` found at least one failure."""
+
+    STALLED = 8
+    """A wait made no progress for ``--stall-after`` seconds: ``deploy --wait``'s rollout (new pods
+    never became ready) or ``uninstall``'s pods (they never went away)."""
 
 
 class DeployError(Exception):
@@ -89,3 +94,9 @@ class WaitTimeoutError(DeployError):
     """A condition the deploy waits for did not come true in time."""
 
     exit_code = ExitCode.TIMEOUT
+
+
+class StalledError(DeployError):
+    """A rollout or a removal made no progress for the stall window; the message says why and what to do."""
+
+    exit_code = ExitCode.STALLED

@@ -20,12 +20,22 @@ from constructs_nld.deploy.compare import is_subset
 from constructs_nld.deploy.component import Component, is_monitoring, locate
 from constructs_nld.deploy.deployer import LAST_APPLIED_ANNOTATION
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.pods import not_ready_reasons, target_node
 from constructs_nld.deploy.source import AppSource
 from constructs_nld.placeholders import find_unresolved_placeholders
 from constructs_nld.props import check_ipv6_address
 from constructs_nld.rules import find_wrong_metric_prefix
 
-__all__ = ["TRANSITION_GRACE", "CheckResult", "Status", "format_result", "verify", "without_bookkeeping"]
+__all__ = [
+    "KARPENTER_DISRUPTION_TAINTS",
+    "TRANSITION_GRACE",
+    "CheckResult",
+    "Status",
+    "format_result",
+    "verify",
+    "verify_uninstalled",
+    "without_bookkeeping",
+]
 
 Status = Literal["pass", "fail", "warn"]
 
@@ -34,6 +44,13 @@ TRANSITION_GRACE: Final = timedelta(minutes=5)
 
 _CONDITION_TAINT_PREFIX: Final = "node.kubernetes.io/"
 """Taints the node controller sets from node conditions (not-ready, memory-pressure, …)."""
+
+KARPENTER_DISRUPTION_TAINTS: Final = frozenset(
+    {"karpenter.sh/unschedulable", "karpenter.sh/disrupted", "karpenter.sh/disruption"}
+)
+"""Taints Karpenter puts on a node it is draining for consolidation or replacement. The spec
+tolerates them deliberately never (tolerating them blocks consolidation): such a node is in
+transition, not a gap in the app's tolerations."""
 
 _PLACEHOLDER_CAUSES: Final = {
     ph.KUBE_DNS_CLUSTER_IP: "__KUBE_DNS_CLUSTER_IP__ was not substituted (a preview was applied): "
@@ -123,6 +140,7 @@ class _Verify:
             if t.get("effect") in ("NoSchedule", "NoExecute")
             # Node-condition taints: the DaemonSet controller tolerates them or they pass.
             and not t.get("key", "").startswith(_CONDITION_TAINT_PREFIX)
+            and t.get("key") not in KARPENTER_DISRUPTION_TAINTS
             and not any(tolerates(tol, t) for tol in self.tolerations)
         ]
 
@@ -131,6 +149,8 @@ class _Verify:
             return "being deleted"
         if node.get("spec", {}).get("unschedulable"):
             return "cordoned"
+        if any(t.get("key") in KARPENTER_DISRUPTION_TAINTS for t in node.get("spec", {}).get("taints") or []):
+            return "disrupted by Karpenter"
         if not _ready(node.get("status", {}).get("conditions")):
             return "not ready"
         if self.now - _timestamp(node) < TRANSITION_GRACE:
@@ -146,7 +166,7 @@ class _Verify:
             return self._not_deployed(name, f"daemonset {self.ds_name}", "NodeLocal DNSCache is not deployed")
         pods_by_node: dict[str, list[Manifest]] = {}
         for pod in self.pods:
-            pods_by_node.setdefault(pod.get("spec", {}).get("nodeName", ""), []).append(pod)
+            pods_by_node.setdefault(target_node(pod), []).append(pod)
         skipped: list[str] = []
         missing: list[str] = []
         healthy = 0
@@ -163,14 +183,7 @@ class _Verify:
             elif transition:
                 skipped.append(f"{node_name} ({transition})")
             else:
-                reasons = sorted(
-                    {
-                        s.get("state", {}).get("waiting", {}).get("reason", "")
-                        for p in pods_by_node.get(node_name, [])
-                        for s in p.get("status", {}).get("containerStatuses") or []
-                    }
-                    - {""}
-                )
+                reasons = sorted({reason for p in pods_by_node.get(node_name, []) for reason in not_ready_reasons(p)})
                 missing.append(f"{node_name} ({', '.join(reasons) or 'no ready pod'})")
         tail = f"; skipped in transition: {', '.join(skipped)}" if skipped else ""
         logs = f"kubectl describe pod -n {self.namespace} -l {self.component.pod_selector}; "
@@ -440,3 +453,68 @@ def verify(client: KubeClient, source: AppSource, *, now: datetime | None = None
     """Run every check against the cluster behind ``client``, for the app of ``source``."""
     component = locate(tuple(source(live_cluster_ip(client))))
     return _Verify(client, component, now or datetime.now(UTC)).run()
+
+
+def _uninstalled_checks(client: KubeClient, component: Component) -> list[CheckResult]:
+    left: list[str] = []
+    for desired in component.objects():
+        try:
+            live = client.get(client.ref_of(desired))
+        except KindNotServedError:
+            continue  # its CRD is gone, and every object of the kind with it
+        if live is not None:
+            deleting = " (being deleted)" if live["metadata"].get("deletionTimestamp") else ""
+            left.append(f"{ObjectRef.of(desired)}{deleting}")
+    objects = (
+        CheckResult(
+            "nothing-left",
+            "fail",
+            f"still live: {', '.join(left)}",
+            "the uninstall was interrupted or refused, or something applied the objects again",
+            "python deploy.py uninstall",
+        )
+        if left
+        else CheckResult(
+            "nothing-left", "pass", f"none of the app's {len(component.objects())} NodeLocal DNS object(s) is live"
+        )
+    )
+    pods = client.list("v1", "Pod", component.namespace, label_selector=component.pod_selector)
+    where = f"{component.pod_selector} in {component.namespace}"
+    if pods:
+        names = ", ".join(
+            f"{p['metadata']['name']} on {target_node(p) or 'no node'}"
+            for p in sorted(pods, key=lambda p: str(p["metadata"]["name"]))[:5]
+        )
+        more = f" and {len(pods) - 5} more" if len(pods) > 5 else ""
+        pod_check = CheckResult(
+            "no-node-cache-pods",
+            "fail",
+            f"{len(pods)} pod(s) match {where}: {names}{more}",
+            "node-cache pods still stopping (or orphaned): until they stop, their nodes keep NodeLocal DNS's rules",
+            "python deploy.py uninstall (it waits until they are gone)",
+        )
+    else:
+        pod_check = CheckResult("no-node-cache-pods", "pass", f"no pod matches {where}")
+    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
+    cluster_ip = (kube_dns or {}).get("spec", {}).get("clusterIP")
+    if not cluster_ip or cluster_ip == "None":
+        dns = CheckResult(
+            "cluster-dns-intact",
+            "fail",
+            f"service {defaults.NAMESPACE}/{defaults.KUBE_DNS_SERVICE_NAME} "
+            + ("not found" if kube_dns is None else "has no ClusterIP"),
+            "pods have no cluster DNS to fall back to (NodeLocal DNS never owns kube-dns: something else removed it)",
+            "restore the cluster's DNS add-on (CoreDNS and its kube-dns Service)",
+        )
+    else:
+        dns = CheckResult(
+            "cluster-dns-intact",
+            "pass",
+            f"kube-dns at {cluster_ip}: pods resolve through cluster CoreDNS, as before NodeLocal DNS",
+        )
+    return [objects, pod_check, dns]
+
+
+def verify_uninstalled(client: KubeClient, source: AppSource) -> list[CheckResult]:
+    """After ``uninstall``: no object of the app's NodeLocal DNS, no node-cache pod left, kube-dns intact."""
+    return _uninstalled_checks(client, locate(tuple(source(live_cluster_ip(client)))))

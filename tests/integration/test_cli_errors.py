@@ -164,6 +164,52 @@ CASES: dict[str, tuple[Case, int, str]] = {
         2,
         "error: argument --diff: not allowed with argument --dry-run (see deploy.py deploy --help)",
     ),
+    "--progress without --wait": (
+        lambda tmp, cp: (["--progress", "tty"], {}),
+        2,
+        "error: --progress: only with --wait (see deploy.py deploy --help)",
+    ),
+    "--progress and --stall-after without --wait": (
+        lambda tmp, cp: (["--progress", "plain", "--stall-after", "60"], {}),
+        2,
+        "error: --progress and --stall-after: only with --wait (see deploy.py deploy --help)",
+    ),
+    "--wait with --dry-run": (
+        lambda tmp, cp: (["--dry-run", "--wait"], {}),
+        2,
+        "error: argument --wait: not allowed with argument --dry-run (see deploy.py deploy --help)",
+    ),
+    "--wait with --diff": (
+        lambda tmp, cp: (["--wait", "--diff"], {}),
+        2,
+        "error: argument --diff: not allowed with argument --wait (see deploy.py deploy --help)",
+    ),
+    "--progress fancy": (
+        lambda tmp, cp: (["--wait", "--progress", "fancy"], {}),
+        2,
+        "error: argument --progress: must be plain, tty or auto, got 'fancy' (see deploy.py deploy --help)",
+    ),
+    "--stall-after 0": (
+        lambda tmp, cp: (["--wait", "--stall-after", "0"], {}),
+        2,
+        "error: argument --stall-after: must be a positive, finite number of seconds, got '0' "
+        "(see deploy.py deploy --help)",
+    ),
+    "uninstall --stall-after soon": (
+        lambda tmp, cp: (["uninstall", "--stall-after", "soon"], {}),
+        2,
+        "error: argument --stall-after: must be a number of seconds, got 'soon' (see deploy.py uninstall --help)",
+    ),
+    "uninstall --dry-run": (
+        lambda tmp, cp: (["uninstall", "--dry-run"], {}),
+        2,
+        "error: unrecognized arguments: --dry-run (see deploy.py --help)",
+    ),
+    "verify --wait": (
+        lambda tmp, cp: (["verify", "--uninstalled", "--wait"], {}),
+        2,
+        "error: unrecognized arguments: --wait (see deploy.py --help)",
+    ),
     "an unknown command": (
         lambda tmp, cp: (["upgrade"], {}),
         2,
@@ -215,5 +261,17 @@ def test_verify_help_lists_only_what_verify_takes(capsys: pytest.CaptureFixture[
     assert main(["verify", "--help"]) == 0
 
     out = capsys.readouterr().out
-    assert "--kubeconfig" in out and "--app" in out
-    assert "--dry-run" not in out and "--skip-monitoring" not in out
+    assert "--kubeconfig" in out and "--app" in out and "--uninstalled" in out
+    assert "--dry-run" not in out and "--skip-monitoring" not in out and "--wait" not in out
+
+
+def test_help_documents_every_exit_code_of_wait_and_uninstall(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    deploy_help = capsys.readouterr().out
+    assert main(["uninstall", "--help"]) == 0
+    uninstall_help = capsys.readouterr().out
+
+    assert "  8  --wait: the rollout made no progress for --stall-after seconds" in deploy_help
+    assert "  3  kube-dns-upstream exists with a foreign selector (nothing deleted)" in uninstall_help
+    assert "  8  the node-cache pods did not go away within --stall-after" in uninstall_help
+    assert "--dry-run" not in uninstall_help

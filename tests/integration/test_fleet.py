@@ -225,12 +225,12 @@ def test_new_nodes_whose_pods_cannot_start_are_in_transition_until_they_hold_up_
     # them and can take down no healthy pod, so the rollout of a template change stops there.
     changed = replace(NodeLocalDNSProps(), cpu_request="30m")
     with pytest.raises(StalledError) as stalled:
-        deploy_and_wait(sim, changed, stall_after=2.0)
+        deploy_and_wait(sim, changed, stall_after=5.0)
     unfinished = run_verify(sim, changed, now=young)["daemonset-healthy"]
 
     message = str(stalled.value)
     assert message.startswith(
-        "rollout of daemonset/kube-system/node-local-dns stalled: no pod became ready for 2s "
+        "rollout of daemonset/kube-system/node-local-dns stalled: no pod became ready for 5s "
         "(updated 2/6, ready 4/6, unavailable 2); not ready: node-local-dns-"
     )
     assert " on full-1 (Unschedulable)" in message and " on gpu-2 (ImagePullBackOff: Back-off pulling image)" in message

@@ -4,8 +4,9 @@ The library is pip-installed into a fresh venv; the app has its own ``cdk8s.yaml
 ``main.py`` with an extra toleration, extra labels, monitoring in ``observability``,
 its own alert routing labels, and a chart of its own (the ``observability`` namespace
 and a ConfigMap). It is synthesized by the real ``cdk8s synth``, deployed and verified
-with ``python -m constructs_nld.deploy`` run by the venv's python, against a real
-kube-apiserver of its own.
+with ``python -m constructs_nld.deploy`` run by the venv's python, against a simulated
+cluster of its own (:mod:`tests.simcluster`), where the real DaemonSet controller and
+scheduler put a pod on the team's tainted node only because the app tolerates its taint.
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from kubernetes import client as k8s
 
 from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.fleet import fleet_node
 from tests.integration import rest
+from tests.simcluster import SimulatedCluster
 
 USER_MAIN = '''\
 """The platform team's cdk8s app: NodeLocal DNS for their fleet, beside a chart of their own."""
@@ -154,10 +159,24 @@ def live_path(obj: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def user_cluster() -> Iterator[ControlPlane]:
-    """A control plane of this module's own: the app creates a namespace no reset removes."""
-    with ControlPlane() as control_plane:
-        yield control_plane
+def user_fleet() -> Iterator[SimulatedCluster]:
+    """A simulated cluster of this module's own: the app creates a namespace no reset removes."""
+    with SimulatedCluster() as simulated:
+        yield simulated
+
+
+@pytest.fixture
+def user_cluster(user_fleet: SimulatedCluster) -> ControlPlane:
+    """The control plane of :func:`user_fleet`."""
+    return user_fleet.control_plane
+
+
+def rollout_done(api: k8s.ApiClient, pods: int) -> bool:
+    """The DaemonSet controller reports ``pods`` pods, all of the current template and ready."""
+    daemon_set = rest.get(api, DS_PATH) or {"metadata": {}}
+    status = daemon_set.get("status") or {}
+    counts = [status.get(key) for key in ("desiredNumberScheduled", "updatedNumberScheduled", "numberReady")]
+    return counts == [pods] * 3 and status.get("observedGeneration") == daemon_set["metadata"].get("generation")
 
 
 @pytest.fixture
@@ -167,7 +186,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_the_users_app_is_what_deploy_applies_and_verify_checks(
-    installed_python: Path, project: Path, user_cluster: ControlPlane
+    installed_python: Path, project: Path, user_cluster: ControlPlane, user_fleet: SimulatedCluster
 ) -> None:
     api = user_cluster.api_client()
     mark = user_cluster.audit_mark()
@@ -229,48 +248,9 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
     assert again.returncode == 0, again.stderr
     assert user_cluster.mutating_requests_since(mark) == []
 
-    rest.create(api, "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "fleet-1"}})
-    rest.request(
-        api, "PATCH", "/api/v1/nodes/fleet-1", {"spec": {"taints": [FLEET_TAINT]}}, "application/merge-patch+json"
-    )
-    rest.patch_status(
-        api, "/api/v1/nodes/fleet-1", {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}
-    )
-    pod_labels = daemon_set["spec"]["template"]["metadata"]["labels"]
-    rest.create(
-        api,
-        "/api/v1/namespaces/kube-system/pods",
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "node-local-dns-fleet-1", "namespace": "kube-system", "labels": pod_labels},
-            "spec": {
-                "nodeName": "fleet-1",
-                "automountServiceAccountToken": False,
-                "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}],
-            },
-        },
-    )
-    rest.patch_status(
-        api,
-        "/api/v1/namespaces/kube-system/pods/node-local-dns-fleet-1",
-        {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
-    )
-    current = rest.get(api, DS_PATH)
-    assert current is not None
-    generation = current["metadata"]["generation"]
-    rest.patch_status(
-        api,
-        DS_PATH,
-        {
-            "observedGeneration": generation,
-            "desiredNumberScheduled": 1,
-            "currentNumberScheduled": 1,
-            "updatedNumberScheduled": 1,
-            "numberReady": 1,
-            "numberMisscheduled": 0,
-        },
-    )
+    # A node of the team's pool: the controllers place a pod there only because the app tolerates its taint.
+    user_fleet.add_nodes([replace(fleet_node("dedicated", 1), name="fleet-1", taints=(FLEET_TAINT,))])
+    user_fleet.wait_for("node-cache ready on fleet-1", lambda: rollout_done(api, 1))
     verified = run_cli(installed_python, project, user_cluster, "verify")
     assert verified.returncode == 0, verified.stdout
     assert "PASS node-taints-tolerated: every taint on 1 node(s) tolerated" in verified.stdout

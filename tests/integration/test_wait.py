@@ -92,12 +92,12 @@ def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_8_and_the_advised
     sim.set_pod_fates(PodFate(labels=POD_LABELS, start="crash-loop", message=COREDNS_ERROR))
     capsys.readouterr()
 
-    assert run(sim, "--app", f"python {broken}", "--wait", "--stall-after", "2", "--progress", "plain") == 8
+    assert run(sim, "--app", f"python {broken}", "--wait", "--stall-after", "5", "--progress", "plain") == 8
 
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2, err
     assert re.fullmatch(
-        r"error: rollout of daemonset/kube-system/node-local-dns stalled: no pod became ready for 2s "
+        r"error: rollout of daemonset/kube-system/node-local-dns stalled: no pod became ready for 5s "
         r"\(updated 1/6, ready 5/6, unavailable 1\); not ready: node-local-dns-\w+ on [a-z0-9-]+ "
         + re.escape(f"(CrashLoopBackOff: {COREDNS_ERROR})"),
         err[0],
