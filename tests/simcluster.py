@@ -659,8 +659,10 @@ class SimulatedCluster:
     def add_nodes(self, nodes: Iterable[FleetNode]) -> None:
         """Create ``nodes`` and wait until kwok reports each Ready or NotReady, and NotReady ones are tainted.
 
-        Waiting for the node lifecycle controller's ``not-ready`` taint keeps a DaemonSet
-        applied right after from placing a pod on a NotReady node in the moment before.
+        Waiting for the node lifecycle controller's ``not-ready:NoSchedule`` taint (it adds
+        ``NoExecute`` first, which DaemonSet pods tolerate) keeps a DaemonSet applied right
+        after from making a pod for a NotReady node in the moment before: that pod would stay
+        Pending, and count against ``maxUnavailable`` for every later rollout.
         """
         rest = self.control_plane.fixture_api()
         wanted = {node.name: node for node in nodes}
@@ -675,10 +677,10 @@ class SimulatedCluster:
                 if node is None:
                     continue
                 ready = {c["type"]: c["status"] for c in item.get("status", {}).get("conditions") or []}.get("Ready")
-                taints = {t["key"] for t in item.get("spec", {}).get("taints") or []}
+                taints = {(t["key"], t["effect"]) for t in item.get("spec", {}).get("taints") or []}
                 if node.ready and ready == "True":
                     done += 1
-                elif not node.ready and ready == "False" and "node.kubernetes.io/not-ready" in taints:
+                elif not node.ready and ready == "False" and ("node.kubernetes.io/not-ready", "NoSchedule") in taints:
                     done += 1
             return done == len(wanted)
 

@@ -25,7 +25,7 @@ batches that start between two polls count as one).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -195,15 +195,13 @@ def follow_rollout(
     *,
     stall_after: float = DEFAULT_STALL_AFTER,
     poll_interval: float = 1.0,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> RolloutReport:
     """Poll the DaemonSet ``ref`` until its rollout completes; raise :class:`StalledError` when it stalls.
 
     The stall message names the newest pods that are not ready, with their node and
     reason, and says how to roll back.
     """
-    started = clock()
+    started = time.monotonic()
     tracker = RolloutTracker(stall_after=stall_after, started=started)
     polls = 0
     while True:
@@ -212,7 +210,7 @@ def follow_rollout(
         if daemon_set is None:
             raise DeployError(f"{ref} was deleted while its rollout was followed")
         status = RolloutStatus.of(daemon_set)
-        now = clock()
+        now = time.monotonic()
         tracker.observe(status, now)
         progress.update(ref, status, tracker, elapsed=now - started, idle=tracker.idle(now))
         if status.complete:
@@ -234,4 +232,4 @@ def follow_rollout(
                 pods = client.list("v1", "Pod", ref.namespace, label_selector=selector)
                 why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
             raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
-        sleep(poll_interval)
+        time.sleep(poll_interval)

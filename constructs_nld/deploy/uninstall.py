@@ -119,8 +119,10 @@ class _Uninstall:
         )
         started = time.monotonic()
         last_progress, remaining = started, len(pods)
+        gone = live is None
         while pods:
-            if self.client.get(ref) is None:
+            gone = gone or self.client.get(ref) is None
+            if gone:
                 # The DaemonSet is gone: a pod it no longer controls (orphaned) would keep
                 # intercepting with nothing to forward to once the Services go; stop it too.
                 for pod in pods:

@@ -74,13 +74,14 @@ def test_uninstall_removes_the_daemon_set_first_and_the_rest_only_once_its_pods_
     )
     events = cluster.requests_since(mark, user=None)
     assert deletes(events) == ["daemonsets/node-local-dns", *REVERSE_ORDER]
-    pods_gone = [
-        e["stageTimestamp"]
+    pods_gone = {  # kwok deletes a pod once it has stopped (a repeated delete answers 404)
+        e["objectRef"]["name"]: e["stageTimestamp"]
         for e in events
         if e.get("verb") == "delete"
         and e["objectRef"].get("resource") == "pods"
         and e.get("user", {}).get("username") == KWOK_USER
-    ]
+        and e.get("responseStatus", {}).get("code") == 200
+    }
     first_after = min(
         e["requestReceivedTimestamp"]
         for e in events
@@ -88,7 +89,7 @@ def test_uninstall_removes_the_daemon_set_first_and_the_rest_only_once_its_pods_
         and e.get("user", {}).get("username") == ADMIN_USER
         and e["objectRef"].get("resource") != "daemonsets"
     )
-    assert len(pods_gone) == 6 and max(pods_gone) < first_after
+    assert len(pods_gone) == 6 and max(pods_gone.values()) < first_after
     api = cluster.api_client()
     assert rest.get(api, rest.PATHS["kube-dns"]) is not None
 
@@ -137,6 +138,34 @@ def test_pods_that_never_stop_stall_the_uninstall_with_exit_8_and_a_rerun_finish
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("[2/3] daemonset/kube-system/node-local-dns ")
     assert run(cluster, "verify", "--uninstalled") == 0
+
+
+def test_node_cache_pods_orphaned_by_their_daemon_set_are_stopped_before_the_rest_goes(
+    sim: SimulatedCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim.add_nodes(eks_fleet(6))
+    deploy_and_wait(sim)
+    daemon_set = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
+    rest_api = sim.control_plane.fixture_api()
+    rest_api.request("DELETE", daemon_set, body={"propagationPolicy": "Orphan"})
+    sim.wait_for(
+        "the DaemonSet gone, its 4 pods orphaned",
+        lambda: (
+            rest_api.get(daemon_set) is None
+            and [bool(p["metadata"].get("ownerReferences")) for p in sim.pods("kube-system", POD_LABELS)] == [False] * 4
+        ),
+    )
+    mark = sim.control_plane.audit_mark()
+
+    assert run(sim.control_plane, "uninstall") == 0
+
+    written = deletes(sim.control_plane.requests_since(mark))
+    assert len(written) == 10 and all(path.startswith("pods/node-local-dns-") for path in written[:4]), written
+    assert written[4:] == REVERSE_ORDER
+    assert sim.pods("kube-system", POD_LABELS) == []
+    assert "[2/3] daemonset/kube-system/node-local-dns already gone; waiting for 4 node-cache pod(s)" in (
+        capsys.readouterr().out
+    )
 
 
 def test_without_the_monitoring_crds_uninstall_removes_the_rest(
