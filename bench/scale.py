@@ -1,0 +1,214 @@
+"""Benchmark deploy, verify, a rolling restart and uninstall on a 700-node simulated cluster.
+
+The cluster is :class:`tests.simcluster.SimulatedCluster`: the real kube-apiserver,
+kube-controller-manager and kube-scheduler, kwok playing 700 kubelets, nodes labelled and
+tainted like an EKS fleet (:func:`tests.fleet.eks_fleet`). For each size — the baseline
+(``--baseline-nodes``, default 20) and the fleet (``--nodes``, default 700), measured in
+the same run on fresh clusters — the phases are:
+
+- **deploy --wait**: a fresh install and its first-deploy restart, followed to the end (the
+  status polled every 0.25 s, deploy.py's 1 s being too coarse to tell quick waves apart);
+- **verify**: the checks against the live cluster, in-process with the app synthesized
+  once (median of ``--runs``), so the number is what verify costs per node, not the
+  app's start-up; and once through ``deploy.py verify`` (which runs the app);
+- **rolling restart**: ``kube-dns-upstream`` recreated out of band, then ``deploy --wait``:
+  the restart trigger rolls every pod, ``maxUnavailable: 1%`` at a time, to the end;
+- **uninstall**: the DaemonSet, its pods gone, the rest.
+
+For each: wall time, API requests from the audit log (ours — the tool's user — and the
+whole cluster's, controllers and kwok included; leases and events are not audited for
+them), rollout waves observed, the most pods seen unavailable. The fleet is judged by
+ratio against the baseline and by the goals printed at the end: verify well under a
+second per 100 nodes, the tool's requests independent of the node count, a rollout never
+seen with more pods unavailable than ``maxUnavailable`` allows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from constructs_nld import NodeLocalDNSProps  # noqa: E402
+from constructs_nld.deploy import (  # noqa: E402
+    DeployOptions,
+    DeployReport,
+    deploy,
+    load_client,
+    props_source,
+    uninstall,
+    verify,
+    verify_uninstalled,
+)
+from constructs_nld.deploy.cli import main as deploy_cli  # noqa: E402
+from constructs_nld.deploy.source import AppChart  # noqa: E402
+from constructs_nld.deploy.uninstall import UninstallOptions  # noqa: E402
+from tests.controlplane import ADMIN_USER, FIXTURE_USER  # noqa: E402
+from tests.fleet import eks_fleet  # noqa: E402
+from tests.simcluster import SimulatedCluster  # noqa: E402
+
+UPSTREAM = "/api/v1/namespaces/kube-system/services/kube-dns-upstream"
+
+
+@dataclass
+class Phase:
+    """One measured phase at one size."""
+
+    seconds: float
+    ours: int
+    cluster: int
+    waves: int | None = None
+    max_unavailable: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def measure(sim: SimulatedCluster, action: Callable[[], Any]) -> tuple[Phase, Any]:
+    """Run ``action``; its wall time and the API requests made meanwhile."""
+    plane = sim.control_plane
+    mark = plane.audit_mark()
+    started = time.perf_counter()
+    result = action()
+    seconds = time.perf_counter() - started
+    events = plane.requests_since(mark, user=None)
+    ours = sum(1 for e in events if e.get("user", {}).get("username") == ADMIN_USER)
+    everyone = sum(1 for e in events if e.get("user", {}).get("username") != FIXTURE_USER)
+    return Phase(seconds, ours, everyone), result
+
+
+def with_rollout(phase: Phase, report: DeployReport) -> Phase:
+    assert report.rollout is not None
+    phase.waves, phase.max_unavailable = report.rollout.waves, report.rollout.max_unavailable
+    phase.extra["desired"] = report.rollout.status.desired
+    return phase
+
+
+def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Phase]:
+    """Every phase on a fresh simulated cluster of ``nodes`` nodes."""
+    phases: dict[str, Phase] = {}
+    with SimulatedCluster(startup_timeout=120.0) as sim:
+        started = time.perf_counter()
+        sim.add_nodes(eks_fleet(nodes))
+        log(f"{nodes} nodes: created and Ready/NotReady in {time.perf_counter() - started:.1f}s")
+        kubeconfig = str(sim.control_plane.kubeconfig_path)
+        client = load_client(kubeconfig, None, timeout=60)
+        props = NodeLocalDNSProps()
+        # Polled 4 times a second (deploy.py: once), so that quick waves are seen apart.
+        wait = DeployOptions(wait=True, stall_after=120.0, rollout_poll_interval=0.25)
+
+        def deploy_wait() -> DeployReport:
+            return deploy(load_client(kubeconfig, None, timeout=60), props_source(props), wait, out=lambda _: None)
+
+        phase, report = measure(sim, deploy_wait)
+        phases["deploy --wait (fresh install)"] = with_rollout(phase, report)
+        log(f"{nodes} nodes: deploy --wait {phase.seconds:.1f}s")
+
+        charts: tuple[AppChart, ...] = tuple(props_source(props)(report.cluster_ip))
+        later = datetime.now(UTC) + timedelta(days=1)  # every node settled
+        samples = []
+        for _ in range(runs):
+            # A client per run, as each deploy.py has: nothing discovered is carried over.
+            fresh = load_client(kubeconfig, None, timeout=60)
+            phase, results = measure(sim, lambda: verify(fresh, lambda _ip: charts, now=later))  # noqa: B023
+            failed = [r.name for r in results if r.status == "fail"]
+            assert failed == [], failed
+            samples.append(phase)
+        phases["verify (in-process)"] = sorted(samples, key=lambda sample: sample.seconds)[len(samples) // 2]
+        log(f"{nodes} nodes: verify {phases['verify (in-process)'].seconds:.3f}s (median of {runs})")
+
+        def cli_verify() -> int:
+            with contextlib.redirect_stdout(io.StringIO()):
+                return deploy_cli(["--kubeconfig", kubeconfig, "verify"])
+
+        phase, code = measure(sim, cli_verify)
+        assert code == 0, code
+        phases["verify via deploy.py (runs the app)"] = phase
+
+        rest = sim.control_plane.fixture_api()
+        upstream = rest.get(UPSTREAM)
+        assert upstream is not None
+        rest.request("DELETE", UPSTREAM)
+        sim.wait_for("kube-dns-upstream deleted", lambda: rest.get(UPSTREAM) is None)
+        spec = {k: v for k, v in upstream["spec"].items() if k not in ("clusterIP", "clusterIPs")}
+        metadata = {k: upstream["metadata"][k] for k in ("name", "namespace", "labels")}
+        time.sleep(1.1)  # restart stamps have one-second resolution
+        rest.request(
+            "POST", "/api/v1/namespaces/kube-system/services", body={**upstream, "metadata": metadata, "spec": spec}
+        )
+        phase, report = measure(sim, deploy_wait)
+        assert report.restarted, "the recreated kube-dns-upstream did not trigger a restart"
+        phases["rolling restart (deploy --wait)"] = with_rollout(phase, report)
+        log(f"{nodes} nodes: rolling restart {phase.seconds:.1f}s, {report.rollout and report.rollout.waves} waves")
+
+        phase, done = measure(
+            sim, lambda: uninstall(client, lambda _ip: charts, UninstallOptions(poll_interval=0.5), out=lambda _: None)
+        )
+        phase.extra["pods"] = done.pods_waited_for
+        phases["uninstall"] = phase
+        left = [r.name for r in verify_uninstalled(client, lambda _ip: charts) if r.status == "fail"]
+        assert left == [], left
+        log(f"{nodes} nodes: uninstall {phase.seconds:.1f}s")
+    return phases
+
+
+def main() -> int:
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("--nodes", type=int, default=700, help="nodes of the fleet (default 700)")
+    cli.add_argument("--baseline-nodes", type=int, default=20, help="nodes of the in-run baseline (default 20)")
+    cli.add_argument("--runs", type=int, default=5, help="verify runs per size, median reported (default 5)")
+    args = cli.parse_args()
+    if args.baseline_nodes < 6 or args.nodes < args.baseline_nodes or args.runs < 1:
+        cli.error("need 6 <= --baseline-nodes <= --nodes and --runs >= 1")
+    os.chdir(Path(__file__).resolve().parents[1])  # deploy.py verify reads ./cdk8s.yaml
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    baseline = run_size(args.baseline_nodes, args.runs, log)
+    fleet = run_size(args.nodes, args.runs, log)
+
+    small, big = args.baseline_nodes, args.nodes
+    print(
+        "| phase | nodes | seconds | x baseline | s per 100 nodes | our requests | all requests | waves "
+        "| max unavailable |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in fleet:
+        for nodes, phases in ((small, baseline), (big, fleet)):
+            p = phases[name]
+            ratio = p.seconds / baseline[name].seconds
+            print(
+                f"| {name} | {nodes} | {p.seconds:.2f} | {ratio:.1f} | {100 * p.seconds / nodes:.3f} | {p.ours} "
+                f"| {p.cluster} | {'' if p.waves is None else p.waves} "
+                f"| {'' if p.max_unavailable is None else p.max_unavailable} |"
+            )
+    per_100 = 100 * fleet["verify (in-process)"].seconds / big
+    restart = fleet["rolling restart (deploy --wait)"]
+    allowed = math.ceil(restart.extra["desired"] / 100)
+    goals = {
+        f"verify: well under 1 s per 100 nodes at {big} nodes ({per_100:.3f} s; goal <= 0.25)": per_100 <= 0.25,
+        "verify: the same number of requests at both sizes": baseline["verify (in-process)"].ours
+        == fleet["verify (in-process)"].ours,
+        f"rolling restart: at most maxUnavailable 1% = {allowed} pods seen unavailable": (
+            restart.max_unavailable is not None and restart.max_unavailable <= allowed
+        ),
+        "rolling restart: waves observed at both sizes": bool(restart.waves)
+        and bool(baseline["rolling restart (deploy --wait)"].waves),
+    }
+    for goal, met in goals.items():
+        print(f"{'PASS' if met else 'FAIL'} {goal}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
