@@ -403,7 +403,8 @@ class _Deploy:
 
         The decision is confirmed on a fresh read, and the restart is conditional on that
         read's resourceVersion, so of two deploys at once only one restarts; the other
-        re-reads and finds it done.
+        re-reads and finds it done. A conflict that left the generation alone (the
+        controller's status writes) is retried until ``timeout``; three spec changes give up.
         """
         if restart_reason(known, upstream) is None:
             self.out(f"[7/7] rollout restart: not needed (the pods of {ref} start after {ObjectRef.of(upstream)})")
@@ -411,12 +412,17 @@ class _Deploy:
         if self.options.diff or (self.options.dry_run and self.live.get(ref) is None):
             self.out(f"[7/7] rollout restart: would restart {ref} ({restart_reason(known, upstream)})")
             return
-        for _ in range(_CONFLICT_RETRIES):
+        deadline = time.monotonic() + self.options.timeout
+        spec_changes, generation = 0, None
+        while spec_changes < _CONFLICT_RETRIES and time.monotonic() < deadline:
             current = self.client.get(ref)
             reason = restart_reason(current, upstream)
             if current is None or reason is None:
                 self.out(f"[7/7] rollout restart: not needed (another deploy restarted {ref} for this Service)")
                 return
+            if generation is not None and current["metadata"].get("generation") != generation:
+                spec_changes += 1
+            generation = current["metadata"].get("generation")
             stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             patch = {
                 "metadata": {
@@ -429,12 +435,18 @@ class _Deploy:
                 self.client.merge_patch(ref, patch, field_manager=RESTART_FIELD_MANAGER, dry_run=self.options.dry_run)
             except ApiException as error:
                 if error.status == 409:
-                    continue  # changed since the read (another deploy): decide again
+                    # Changed since the read: by another deploy (decide again), or — most often on a
+                    # live cluster — by the DaemonSet controller writing its status, which leaves the
+                    # generation as it was and is no reason to give up.
+                    continue
                 raise
             self.report.restarted = not self.options.dry_run
             self.out(f"[7/7] rollout restart: {ref} restarted at {stamp} ({reason}){self.suffix}")
             return
-        raise WaitTimeoutError(f"{ref} kept changing under the restart ({_CONFLICT_RETRIES} conflicts): rerun")
+        raise WaitTimeoutError(
+            f"{ref} kept changing under the restart ({spec_changes} spec change(s) within "
+            f"{self.options.timeout:g}s): rerun"
+        )
 
     def run(self) -> DeployReport:
         cluster_ip = self.resolve_cluster_ip()
