@@ -22,7 +22,7 @@ KWOK_ANNOTATION: Final = ("kwok.x-k8s.io/node", "fake")
 """The annotation kwok's ``--manage-nodes-with-annotation-selector`` picks its nodes by."""
 
 NOT_READY_ANNOTATION: Final = "sim.nld.test/not-ready"
-"""A node carrying it reports Ready=False (a kwok Stage of the harness), as a node whose kubelet is unhealthy."""
+"""A node carrying it is created NotReady, and kwok's Stages leave its condition alone."""
 
 _ZONES: Final = ("us-east-1a", "us-east-1b", "us-east-1c")
 
@@ -38,7 +38,7 @@ class FleetNode:
     cordoned: bool = False
     """``spec.unschedulable``, as ``kubectl cordon`` sets it."""
     ready: bool = True
-    """False: kwok reports Ready=False, and the node lifecycle controller taints the node."""
+    """False: created with Ready=False, which kwok leaves as it is; the node lifecycle controller keeps it tainted."""
     allocatable_cpu: str | None = None
     """CPU the node offers (default: kwok's ample 1k); a small value leaves no room for a 25m request."""
 
@@ -121,7 +121,18 @@ def node_manifest(node: FleetNode) -> dict[str, Any]:
         "metadata": {"name": node.name, "labels": dict(node.labels), "annotations": annotations},
         "spec": {"taints": [dict(t) for t in node.taints], "unschedulable": node.cordoned},
     }
+    status: dict[str, Any] = {}
     if node.allocatable_cpu is not None:
         resources = {"cpu": node.allocatable_cpu, "memory": "64Gi", "pods": "110"}
-        manifest["status"] = {"allocatable": resources, "capacity": resources}
+        status.update(allocatable=resources, capacity=resources)
+    if not node.ready:
+        # NotReady from the start, as a node whose kubelet never became ready: the node
+        # lifecycle controller then keeps the not-ready:NoSchedule taint the API server puts
+        # on every new node. Created without the condition, the node would lose that taint
+        # for a moment (the controller sees no condition) and could get a DaemonSet pod.
+        status["conditions"] = [
+            {"type": "Ready", "status": "False", "reason": "KubeletNotReady", "message": "container runtime is down"}
+        ]
+    if status:
+        manifest["status"] = status
     return manifest

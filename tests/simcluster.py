@@ -6,8 +6,8 @@ garbage collector, node lifecycle, pod GC, ServiceAccounts) and kube-scheduler, 
 same release as the API server, do what they do on EKS: create a DaemonSet's pods, roll
 them out ``maxUnavailable`` at a time, place them where taints allow, delete a deleted
 DaemonSet's pods. kwok (``sigs.k8s.io/kwok``) plays every kubelet: its nodes report
-Ready (or NotReady), their pods go Running and Ready, or fail as a test says
-(:class:`PodFate`), and a deleted pod goes away.
+Ready (a NotReady node is created so and left alone), their pods go Running and Ready, or
+fail as a test says (:class:`PodFate`), and a deleted pod goes away.
 
 Each process is a small :class:`Component` (arguments, health check, log file, start,
 stop); :class:`SimulatedCluster` starts them in order on one control plane and resets
@@ -364,26 +364,6 @@ _IMAGE_PULL: Final = """  restartCount: 0
       reason: ImagePullBackOff
       message: %(message)s"""
 
-_NODE_READY: Final = """{{ $now := Now }}
-conditions:
-{{ range NodeConditions }}
-- lastHeartbeatTime: {{ $now | Quote }}
-  lastTransitionTime: {{ $now | Quote }}
-  message: {{ .message | Quote }}
-  reason: {{ .reason | Quote }}
-  status: {{ .status | Quote }}
-  type: {{ .type | Quote }}
-{{ end }}
-%(rest)s"""
-
-_NODE_NOT_READY: Final = """{{ $now := Now }}
-conditions:
-- {type: Ready, status: "False", reason: KubeletNotReady, message: "container runtime is down", lastHeartbeatTime: {{ $now | Quote }}, lastTransitionTime: {{ $now | Quote }}}
-- {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: "", lastHeartbeatTime: {{ $now | Quote }}, lastTransitionTime: {{ $now | Quote }}}
-- {type: DiskPressure, status: "False", reason: KubeletHasNoDiskPressure, message: "", lastHeartbeatTime: {{ $now | Quote }}, lastTransitionTime: {{ $now | Quote }}}
-- {type: PIDPressure, status: "False", reason: KubeletHasSufficientPID, message: "", lastHeartbeatTime: {{ $now | Quote }}, lastTransitionTime: {{ $now | Quote }}}
-%(rest)s"""  # noqa: E501
-
 _NODE_REST: Final = """addresses:
 {{ with NodeIP }}
 - {address: {{ . | Quote }}, type: InternalIP}
@@ -418,6 +398,21 @@ nodeInfo:
   systemUUID: ""
 phase: Running
 """
+
+_NODE_READY: Final = (
+    """{{ $now := Now }}
+conditions:
+{{ range NodeConditions }}
+- lastHeartbeatTime: {{ $now | Quote }}
+  lastTransitionTime: {{ $now | Quote }}
+  message: {{ .message | Quote }}
+  reason: {{ .reason | Quote }}
+  status: {{ .status | Quote }}
+  type: {{ .type | Quote }}
+{{ end }}
+"""
+    + _NODE_REST
+)
 
 _READY_CONDITION: Final = '.status.conditions.[] | select( .type == "Ready" ) | .status'
 
@@ -454,7 +449,7 @@ _DELETED: Final[list[dict[str, Any]]] = [{"key": ".metadata.deletionTimestamp", 
 
 
 def kwok_stages(fates: Sequence[PodFate]) -> list[dict[str, Any]]:
-    """Every Stage kwok plays: nodes Ready or NotReady; pods Ready or per ``fates``; deleted pods gone.
+    """Every Stage kwok plays: nodes get Ready (not NotReady ones); pods Ready or per ``fates``; deleted pods go.
 
     Selectors never overlap (kwok would pick among overlapping Stages at random): a pod
     matches the first fate that matches it, and the plain Stages only pods no fate takes.
@@ -467,16 +462,7 @@ def kwok_stages(fates: Sequence[PodFate]) -> list[dict[str, Any]]:
                 {"key": _READY_CONDITION, "operator": "NotIn", "values": ["True"]},
                 {"key": f'.metadata.annotations["{NOT_READY_ANNOTATION}"]', "operator": "DoesNotExist"},
             ],
-            {"statusTemplate": _NODE_READY % {"rest": _NODE_REST}},
-        ),
-        _stage(
-            "node-not-ready",
-            "Node",
-            [
-                {"key": _READY_CONDITION, "operator": "NotIn", "values": ["False"]},
-                {"key": f'.metadata.annotations["{NOT_READY_ANNOTATION}"]', "operator": "Exists"},
-            ],
-            {"statusTemplate": _NODE_NOT_READY % {"rest": _NODE_REST}},
+            {"statusTemplate": _NODE_READY},
         ),
     ]
     starting = [fate for fate in fates if fate.start != "ready"]
@@ -641,8 +627,29 @@ class SimulatedCluster:
     # ----------------------------------------------------------------------- state --
 
     def reset(self) -> None:
-        """Return to an empty cluster: no fates, no NodeLocal DNS objects, pods or nodes (see ControlPlane.reset)."""
+        """Return to an empty cluster: no fates, no DaemonSet, pod or node, no NodeLocal DNS object.
+
+        DaemonSets go first, with foreground deletion, and are waited for: the DaemonSet
+        controller makes no pod for a DaemonSet being deleted, whereas one deleted at once
+        may still get a pod from a controller a moment behind — a pod that the next test's
+        node of the same name would then run.
+        """
         self.set_pod_fates()
+        rest = self.control_plane.fixture_api()
+        collection = "/apis/apps/v1/namespaces/kube-system/daemonsets"
+        for item in (rest.get(collection) or {}).get("items") or []:
+            rest.request(
+                "DELETE",
+                f"{collection}/{item['metadata']['name']}",
+                body={"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Foreground"},
+                ok=(200, 202, 404),
+            )
+        _wait_for(
+            "DaemonSets and their pods to be deleted",
+            lambda: not (rest.get(collection) or {}).get("items"),
+            timeout=self.startup_timeout,
+            interval=0.1,
+        )
         self.control_plane.reset()
 
     def set_pod_fates(self, *fates: PodFate) -> None:
@@ -659,10 +666,10 @@ class SimulatedCluster:
     def add_nodes(self, nodes: Iterable[FleetNode]) -> None:
         """Create ``nodes`` and wait until kwok reports each Ready or NotReady, and NotReady ones are tainted.
 
-        Waiting for the node lifecycle controller's ``not-ready:NoSchedule`` taint (it adds
-        ``NoExecute`` first, which DaemonSet pods tolerate) keeps a DaemonSet applied right
-        after from making a pod for a NotReady node in the moment before: that pod would stay
-        Pending, and count against ``maxUnavailable`` for every later rollout.
+        Waiting for the ``not-ready:NoSchedule`` taint of NotReady nodes (DaemonSet pods
+        tolerate the ``NoExecute`` one) keeps a DaemonSet applied right after from making a
+        pod for such a node: that pod would stay Pending, and count against
+        ``maxUnavailable`` in every later rollout.
         """
         rest = self.control_plane.fixture_api()
         wanted = {node.name: node for node in nodes}
