@@ -112,7 +112,8 @@ def _common(*, suppress: bool) -> _Parser:
         "--timeout",
         type=_timeout,
         default=argparse.SUPPRESS if suppress else 30.0,
-        help="seconds to wait for kube-dns-upstream's ClusterIP and per API request (default: 30)",
+        help="seconds to wait for kube-dns-upstream's ClusterIP, per API request, and for the restart "
+        "while the DaemonSet's status keeps changing (default: 30)",
     )
     return common
 

@@ -1,4 +1,4 @@
-"""The README's reuse example runs, and its props table names every prop."""
+"""The README's reuse example runs, its props table names every prop, its exit-code table every code."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from constructs_nld import NodeLocalDNSProps
+from constructs_nld.deploy import ExitCode
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -66,3 +67,9 @@ def test_props_table_names_every_prop() -> None:
     table = section("Props (`NodeLocalDNSProps`)")
     for prop in dataclasses.fields(NodeLocalDNSProps):
         assert f"`{prop.name}`" in table, f"README props table lacks {prop.name}"
+
+
+def test_exit_code_table_lists_every_exit_code() -> None:
+    rows = re.findall(r"^\| (\d+) \| ", section("Deploy and verify"), re.M)
+
+    assert [int(code) for code in rows] == [code.value for code in ExitCode]
