@@ -42,7 +42,8 @@ system:
 	@promtool --version 2>&1 | head -n 1
 
 # etcd, kube-apiserver and CoreDNS, built from source through the Go module proxy into .cache/
-# (reused when present). node-cache is not among them: the proxy does not serve k8s.io/dns.
+# (reused when present). node-cache is never built here: the tests find a binary outside the
+# repository (README, "The node-cache binary").
 binaries:
 	bash tools/build-binaries.sh etcd kube-apiserver coredns
 
