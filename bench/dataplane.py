@@ -1,7 +1,8 @@
 """Benchmark one node's DNS data plane through the real node-cache, against the same node without it.
 
-Three paths of the e2e test bed (``tests/e2e/netns.py``), each on a fresh node, the pod as
-client:
+Three paths of the e2e test bed (``tests/e2e/netns.py``), each on its own fresh node, the
+nodes side by side and measured in turn, round after round (so that load from elsewhere on
+the machine falls on all three alike), the pod as client:
 
 (i)   the kube-dns ClusterIP without NodeLocal DNS: kube-proxy's DNAT to cluster CoreDNS —
       every pod's path without NLD, and its fallthrough path (the baseline);
@@ -11,11 +12,13 @@ client:
 
 Per path:
 
-- **resolver-style lookups**: ``--lookups`` AAAA lookups at ``--rate`` per second, each from
-  a fresh socket (a new source port, as glibc's resolver sends them), of the cluster names of
-  the mix; latency percentiles, failures, and the rise of the node's
-  ``nf_conntrack_count`` over the run, scaled to 10,000 lookups — the conntrack table is
-  the main reason NodeLocal DNS exists;
+- **resolver-style lookups**: ``--runs`` runs of ``--lookups`` AAAA lookups at ``--rate``
+  per second, each from a fresh socket (a new source port, as glibc's resolver sends them),
+  of the cluster names of the mix, node-cache restarted before each (cold cache): latency
+  percentiles (medians over the runs), failures, and the rise of the node's
+  ``nf_conntrack_count`` over the first run, scaled to 10,000 lookups — the conntrack table is the main reason NodeLocal
+  DNS exists. Without NLD it stays below 10,000: a source port drawn again within the 30 s
+  UDP timeout finds its entry still there;
 - **dnsperf** from the pod with a fixed mix (cluster AAAA/SRV/PTR, external, NXDOMAIN),
   ``--runs`` runs, node-cache restarted before each (cold cache): queries/s, p50/p99 of
   dnsperf's per-query latencies, and the share of queries that reached cluster CoreDNS (the
@@ -33,6 +36,7 @@ markdown tables and writes a chart (``bench/results/dataplane.png``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import math
 import re
@@ -139,20 +143,28 @@ class Run:
 
 @dataclass(frozen=True)
 class Lookups:
-    """The resolver-style run of a path and the node's conntrack entries it created."""
+    """The resolver-style runs of a path and the node's conntrack entries the first one created."""
 
-    result: LoadResult
+    results: tuple[LoadResult, ...]
     conntrack_entries: int
-    """Rise of the node's ``nf_conntrack_count`` from before the first lookup to after the last."""
+    """Rise of the node's ``nf_conntrack_count`` over the first run, on a fresh node."""
 
     @property
     def per_10k(self) -> float:
         """Conntrack entries created per 10,000 lookups."""
-        return self.conntrack_entries * 10_000 / len(self.result.lookups)
+        return self.conntrack_entries * 10_000 / len(self.results[0].lookups)
+
+    @property
+    def failed(self) -> int:
+        """Lookups without an answer, over every run."""
+        return sum(len(result.failed) for result in self.results)
 
     def latency_ms(self, pct: float) -> float:
-        """Percentile of the answered lookups' latencies."""
-        return percentile(tuple(lookup.latency or 0.0 for lookup in self.result.lookups if lookup.ok), pct) * 1000
+        """Median over the runs of the percentile of the answered lookups' latencies."""
+        return statistics.median(
+            percentile(tuple(lookup.latency or 0.0 for lookup in result.lookups if lookup.ok), pct) * 1000
+            for result in self.results
+        )
 
 
 @dataclass
@@ -223,45 +235,66 @@ def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], a
     )
 
 
-def resolver_lookups(bed: Testbed, server: str, mix: tuple[Query, ...], args: argparse.Namespace) -> Lookups:
-    """Resolver-style lookups of the mix's cluster AAAA names, with the node's conntrack count read right around them.
+@dataclass(frozen=True)
+class Node:
+    """One path's node: its test bed, where the pod sends its queries, and its node-cache if the path has one."""
 
-    Nothing else runs on the node meanwhile (a metrics scrape would be a conntracked connection too).
+    label: str
+    bed: Testbed
+    server: str
+    node_cache: NodeCache | None
+
+    def restart(self) -> None:
+        """A new node-cache container, so that a run starts with a cold cache; nothing without NLD."""
+        if self.node_cache is None:
+            return
+        if self.node_cache.alive():
+            self.node_cache.stop()
+        self.node_cache.start()
+        self.node_cache.wait_ready()
+        probes.wait_for_loop_self_check(self.bed.node, NODE_METRICS_URL, listener=LOCAL_LISTENER, blocks=4)
+
+
+def measure_all(
+    binary: Path, workdir: Path, args: argparse.Namespace
+) -> tuple[dict[str, PathResult], tuple[Query, ...]]:
+    """Every measurement of the three paths, each on its own fresh node (its conntrack table starts empty).
+
+    The nodes run side by side and every round measures the three paths in turn, so that
+    load from elsewhere on the machine falls on all of them alike. Resolver-style runs come
+    first: the node's conntrack count is read right around the first one, with nothing else
+    running on the node (a metrics scrape would be a conntracked connection too); later runs
+    would see earlier entries expire (UDP: 30 s) and only measure latency.
     """
-    names = tuple(q.name for q in mix if q.kind == "cluster" and q.rtype == "AAAA")
-    entries_before = probes.conntrack_count(bed.node)
-    result = ResolverLoad(bed.pod, server, names, rate=args.rate, count=args.lookups).result()
-    return Lookups(result=result, conntrack_entries=probes.conntrack_count(bed.node) - entries_before)
-
-
-def measure_path(
-    label: str, binary: Path, workdir: Path, args: argparse.Namespace
-) -> tuple[PathResult, tuple[Query, ...]]:
-    """Every measurement of one path, on a fresh node (its conntrack table starts empty)."""
     props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a")
-    with bed_for(props, workdir) as bed:
-        mix = query_mix(bed)
+    with contextlib.ExitStack() as stack:
+        nodes = []
+        for n, label in enumerate((NO_NLD, INTERCEPTED, LOCAL)):
+            bed = stack.enter_context(bed_for(props, workdir / str(n)))
+            node_cache = None if label == NO_NLD else NodeCache(bed, props, binary=binary)
+            nodes.append(Node(label, bed, NODE_LOCAL_DNS_IP if label == LOCAL else bed.ips.kube_dns, node_cache))
+        # The allocation is seeded per process: every node has the same Services.
+        mix = query_mix(nodes[0].bed)
         datafile = workdir / "queries.txt"
         datafile.write_text("".join(f"{q.name} {q.rtype}\n" for q in mix))
-        server = NODE_LOCAL_DNS_IP if label == LOCAL else bed.ips.kube_dns
-        node_cache = None if label == NO_NLD else NodeCache(bed, props, binary=binary)
-
-        def fresh_node_cache() -> None:
-            # A new container per run: every run starts with a cold cache.
-            if node_cache is not None:
-                if node_cache.alive():
-                    node_cache.stop()
-                node_cache.start()
-                node_cache.wait_ready()
-                probes.wait_for_loop_self_check(bed.node, NODE_METRICS_URL, listener=LOCAL_LISTENER, blocks=4)
-
-        fresh_node_cache()
-        lookups = resolver_lookups(bed, server, mix, args)
-        runs = []
+        names = tuple(q.name for q in mix if q.kind == "cluster" and q.rtype == "AAAA")
+        lookups: dict[str, list[LoadResult]] = {node.label: [] for node in nodes}
+        entries: dict[str, int] = {}
+        for run in range(args.runs):
+            for node in nodes:
+                node.restart()
+                before = probes.conntrack_count(node.bed.node)
+                load = ResolverLoad(node.bed.pod, node.server, names, rate=args.rate, count=args.lookups)
+                lookups[node.label].append(load.result())
+                if run == 0:
+                    entries[node.label] = probes.conntrack_count(node.bed.node) - before
+        runs: dict[str, list[Run]] = {node.label: [] for node in nodes}
         for _ in range(args.runs):
-            fresh_node_cache()
-            runs.append(measure(bed, server, datafile, mix, args))
-    return PathResult(lookups, runs), mix
+            for node in nodes:
+                node.restart()
+                runs[node.label].append(measure(node.bed, node.server, datafile, mix, args))
+    results = {label: PathResult(Lookups(tuple(lookups[label]), entries[label]), runs[label]) for label in lookups}
+    return results, mix
 
 
 def median_of(runs: list[Run], metric: Callable[[Run], float]) -> float:
@@ -317,10 +350,10 @@ def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--queries", type=int, default=100000, help="dnsperf: at most this many per run; default 100000")
     cli.add_argument("--seconds", type=int, default=10, help="dnsperf: at most this many seconds per run; default 10")
-    cli.add_argument("--runs", type=int, default=3, help="dnsperf runs per path, medians reported; default 3")
+    cli.add_argument("--runs", type=int, default=3, help="runs per path and client, medians reported; default 3")
     cli.add_argument("--clients", type=int, default=4, help="dnsperf -c; default 4")
     cli.add_argument("--outstanding", type=int, default=32, help="dnsperf -q (queries in flight); default 32")
-    cli.add_argument("--lookups", type=int, default=10000, help="resolver-style lookups per path; default 10000")
+    cli.add_argument("--lookups", type=int, default=10000, help="resolver-style lookups per run; default 10000")
     cli.add_argument("--rate", type=int, default=1000, help="resolver-style lookups per second; default 1000")
     cli.add_argument("--chart", type=Path, default=DEFAULT_CHART, help=f"PNG to write; default {DEFAULT_CHART}")
     args = cli.parse_args()
@@ -334,18 +367,16 @@ def main() -> int:
         return 2
 
     sweep_stale()
-    results: dict[str, PathResult] = {}
     with tempfile.TemporaryDirectory(prefix="nld-bench-") as tmp:
-        for n, label in enumerate((NO_NLD, INTERCEPTED, LOCAL)):
-            results[label], mix = measure_path(label, binary, Path(tmp) / str(n), args)
+        results, mix = measure_all(binary, Path(tmp), args)
 
     kinds = Counter(q.kind for q in mix)
     print(
         f"node-cache: {binary}. dnsperf mix per pass ({len(mix)}): {kinds['cluster']} cluster (AAAA/SRV/PTR), "
         f"{kinds['external']} external, {kinds['nxdomain']} NXDOMAIN; -c {args.clients} -q {args.outstanding}, "
-        f"≤ {args.queries} queries and ≤ {args.seconds} s per run, {args.runs} runs per path (medians), "
-        f"cold cache. Resolver-style: {args.lookups} lookups at {args.rate}/s, a fresh socket each, "
-        "of the 5 cluster AAAA names.\n"
+        f"≤ {args.queries} queries and ≤ {args.seconds} s per run, {args.runs} runs per path in rounds (medians), "
+        f"cold cache. Resolver-style: {args.runs} runs of {args.lookups} lookups at {args.rate}/s, a fresh socket "
+        "each, of the 5 cluster AAAA names, cold cache, latency medians over the runs; conntrack over the first run.\n"
     )
     print(
         "| path | dnsperf queries/s | dnsperf p50 ms | dnsperf p99 ms | reached cluster CoreDNS "
@@ -357,13 +388,13 @@ def main() -> int:
         sent = sum(r.sent for r in path.runs)
         lost = sum(r.lost for r in path.runs)
         wrong = sum(r.wrong for r in path.runs)
-        failed |= wrong > 0 or lost > 0.01 * sent or len(path.lookups.result.failed) > 0
+        failed |= wrong > 0 or lost > 0.01 * sent or path.lookups.failed > 0
         print(
             f"| {label} | {median_of(path.runs, lambda r: r.qps):,.0f} "
             f"| {median_of(path.runs, lambda r: r.p50_ms):.3f} | {median_of(path.runs, lambda r: r.p99_ms):.3f} "
             f"| {median_of(path.runs, lambda r: r.reached_cluster):.3%} "
             f"| {path.lookups.latency_ms(50):.3f} | {path.lookups.latency_ms(99):.3f} "
-            f"| {len(path.lookups.result.failed)} | {path.lookups.per_10k:,.0f} |"
+            f"| {path.lookups.failed} | {path.lookups.per_10k:,.0f} |"
         )
     baseline = results[NO_NLD]
     print("\n| goal | (iii) ClusterIP via node-cache | (iv) fd00::10 | met |")

@@ -151,9 +151,6 @@ class NodeCacheInvocation:
     rendered_corefile_path: str
     """``-conf``: where node-cache writes the rendered Corefile and CoreDNS loads it from."""
 
-    upstream_service: str
-    """``-upstreamsvc``: the Service whose ClusterIP ``__PILLAR__CLUSTER__DNS__`` becomes."""
-
     liveness_url: str
     """The URL kubelet's liveness probe GETs (``httpGet`` host, port, path)."""
 
@@ -204,7 +201,6 @@ def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str
         corefile_base=_one(objects, "ConfigMap")["data"]["Corefile"],
         local_ips=tuple(_flag(args, "-localip").split(",")),
         rendered_corefile_path=_flag(args, "-conf"),
-        upstream_service=upstream_name,
         liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",
         container_ports={port["name"]: int(port["containerPort"]) for port in container["ports"]},
         grace_period=int(pod["terminationGracePeriodSeconds"]),
@@ -399,16 +395,12 @@ class NodeCache:
             time.sleep(0.05)
         raise TimeoutError(f"node-cache did not serve within {timeout}s:\n{self.log}")
 
-    def expected_rule_count(self) -> int:
-        """How many rules node-cache writes for this invocation's local IPs."""
-        return RULES_PER_LOCAL_IP * len(self.invocation.local_ips)
-
     def wait_rules(self, timeout: float = 20, interval: float = 0.05) -> float:
         """Wait until all of node-cache's rules are in the node's ip6tables; return seconds since :meth:`start`."""
         deadline = self.started_at + timeout
         while time.monotonic() < deadline:
             self._check_alive()
-            if len(probes.node_cache_rules(self.bed.node)) >= self.expected_rule_count():
+            if len(probes.node_cache_rules(self.bed.node)) >= RULES_PER_LOCAL_IP * len(self.invocation.local_ips):
                 return time.monotonic() - self.started_at
             time.sleep(interval)
         rules = probes.node_cache_rules(self.bed.node)
