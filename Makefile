@@ -42,7 +42,8 @@ system:
 	@promtool --version 2>&1 | head -n 1
 
 # etcd, kube-apiserver, kubectl and CoreDNS, built from source through the Go module proxy into .cache/
-# (reused when present). node-cache is not among them: the proxy does not serve k8s.io/dns.
+# (reused when present). node-cache is never built here: the tests find a binary outside the
+# repository (README, "The node-cache binary").
 binaries:
 	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
 
@@ -69,6 +70,7 @@ bench: setup system binaries
 	$(PY) bench/synth.py
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py
+	$(PY) bench/disruption.py
 
 clean:
 	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kubectl, node-cache and coredns from source, through the Go
+# Build etcd, kube-apiserver, kubectl and coredns from source, through the Go
 # module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
 # cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
 # built from; otherwise it is rebuilt.
 #
-#   tools/build-binaries.sh                       # all four
+#   tools/build-binaries.sh                       # all three
 #   tools/build-binaries.sh etcd kube-apiserver   # a selection
 #
 # Environment:
@@ -13,9 +13,6 @@
 #   NLD_GOTOOLCHAIN     value for GOTOOLCHAIN (default: local; the approved
 #                       newer toolchain is go1.27.3, none of the versions below
 #                       needs it)
-#   NLD_NODE_CACHE_SRC  path to a local checkout of github.com/kubernetes/dns at
-#                       $NODE_CACHE_COMMIT; used only when the module proxy
-#                       does not serve k8s.io/dns (see NODE_CACHE_COMMIT below)
 #
 # Each build uses a throwaway module under <cache>/src/<name> that requires the
 # upstream module, then `go build`s the upstream main package. The shared
@@ -34,11 +31,6 @@ ETCD_VERSION=v3.6.16
 # kubectl comes from the same release: the tests install the spec's manifests with
 # it exactly as the spec's deploy.sh does (client-side `kubectl apply`).
 KUBE_VERSION=v1.34.4
-# node-cache: commit of kubernetes/dns that image
-# registry.k8s.io/dns/k8s-dns-node-cache:1.26.8 was built from; the version
-# string stamped into k8s.io/dns/pkg/version.VERSION is the image tag.
-NODE_CACHE_COMMIT=9aa70b8f97dc
-NODE_CACHE_VERSION=1.26.8
 # coredns: the CoreDNS that node-cache 1.26.8 embeds (k8s.io/dns 9aa70b8f97dc
 # requires github.com/coredns/coredns v1.13.2; see DECISIONS.md), so the e2e
 # suite loads our Corefile on the same CoreDNS. The proxy's @v/list only shows
@@ -48,7 +40,7 @@ COREDNS_VERSION=v1.13.2
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kubectl node-cache coredns)
+ALL_BINARIES=(etcd kube-apiserver kubectl coredns)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -71,7 +63,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kubectl|node-cache|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kubectl|coredns) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -122,17 +114,14 @@ run() {
 json_field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n 1; }
 
 # mod_download MODULE@QUERY: download through the proxy (checked against the
-# checksum DB); prints the `go mod download -json` record. MOD_DOWNLOAD_QUIET=1:
-# on failure only log the error.
+# checksum DB); prints the `go mod download -json` record.
 mod_download() {
   local out rc=0
   out=$(cd "$SRC_DIR" && go mod download -json "$1" 2>&1) || rc=$?
   printf '+ go mod download -json %s\n%s\n' "$1" "$out" >>"$LOG"
   if [[ $rc -ne 0 ]]; then
-    if [[ -z ${MOD_DOWNLOAD_QUIET:-} ]]; then
-      echo "$PROG: ERROR: command failed (exit $rc): go mod download -json $1" >&2
-      printf '%s\n' "$out" | grep -E '"Error"|^go:' | sed 's/^/    /' >&2 || true
-    fi
+    echo "$PROG: ERROR: command failed (exit $rc): go mod download -json $1" >&2
+    printf '%s\n' "$out" | grep -E '"Error"|^go:' | sed 's/^/    /' >&2 || true
     return "$rc"
   fi
   printf '%s\n' "$out"
@@ -253,31 +242,6 @@ build_kubernetes_cmd() {
 build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
 build_kubectl() { build_kubernetes_cmd kubectl; }
 
-build_node_cache() {
-  local rec gomod ver extra=""
-  local proxy_err
-  if rec=$(MOD_DOWNLOAD_QUIET=1 mod_download "k8s.io/dns@$NODE_CACHE_COMMIT"); then
-    ver=$(json_field Version <<<"$rec")
-    gomod=$(json_field GoMod <<<"$rec")
-  elif [[ -n ${NLD_NODE_CACHE_SRC:-} ]]; then
-    [[ -f $NLD_NODE_CACHE_SRC/go.mod && -d $NLD_NODE_CACHE_SRC/cmd/node-cache ]] ||
-      die "NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC is not a kubernetes/dns checkout (no go.mod or cmd/node-cache)"
-    echo "$PROG: note: the proxy does not serve k8s.io/dns@$NODE_CACHE_COMMIT; building node-cache from NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC" >&2
-    ver=v0.0.0-00010101000000-000000000000
-    gomod=$NLD_NODE_CACHE_SRC/go.mod
-    extra="replace k8s.io/dns => $(cd "$NLD_NODE_CACHE_SRC" && pwd)"
-  else
-    proxy_err=$(grep -m1 '"Error"' "$LOG" | sed 's/^[[:space:]]*"Error": //') || true
-    die "cannot get node-cache source: the Go module proxy refuses k8s.io/dns@$NODE_CACHE_COMMIT ($proxy_err)."$'\n'"    Command: (cd $SRC_DIR && go mod download -json k8s.io/dns@$NODE_CACHE_COMMIT)"$'\n'"    Set NLD_NODE_CACHE_SRC to a checkout of github.com/kubernetes/dns at $NODE_CACHE_COMMIT to build node-cache from it."
-  fi
-  # k8s.io/dns may pin k8s.io/* staging modules with replace directives of its
-  # own (needed when it imports k8s.io/kubernetes); they are copied over.
-  extra+=$'\n'"$(gomod_replaces "$gomod")"
-  write_wrapper node-cache "$(gomod_header "$gomod")" "k8s.io/dns $ver" k8s.io/dns/cmd/node-cache "$extra"
-  # kubernetes/dns build/build.sh: -ldflags "-X ${PKG}/pkg/version.VERSION=${VERSION}"
-  go_build node-cache k8s.io/dns/cmd/node-cache "-s -w -X k8s.io/dns/pkg/version.VERSION=$NODE_CACHE_VERSION"
-}
-
 build_coredns() {
   local rec gomod
   rec=$(mod_download "github.com/coredns/coredns@$COREDNS_VERSION")
@@ -293,7 +257,6 @@ version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
     kube-apiserver|kubectl) echo "$KUBE_VERSION" ;;
-    node-cache) echo "$NODE_CACHE_VERSION ($NODE_CACHE_COMMIT)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
   esac
 }
@@ -305,7 +268,6 @@ for name in "${SELECTED[@]}"; do
   ver=$(version_of "$name")
   stamp_file=$STAMP_DIR/$name
   want=$(stamp_of "$name" "$ver")
-  [[ $name != node-cache || -z ${NLD_NODE_CACHE_SRC:-} ]] || want+=" src=$NLD_NODE_CACHE_SRC"
   if [[ -x $BIN_DIR/$name && -f $stamp_file && "$(cat "$stamp_file")" == "$want" ]]; then
     echo "$name $ver: cached"
     BUILT_OK+=("$name")
@@ -350,13 +312,6 @@ verify() {
     kubectl)
       out=$(one_line "$bin" version --client)
       [[ $out == *"Client Version: $KUBE_VERSION"* ]] || { echo "verify kubectl: expected 'Client Version: $KUBE_VERSION', got: $out" >&2; return 1; }
-      ;;
-    node-cache)
-      # -h prints the usage (exit 0) before any networking setup; the usage
-      # line names the embedded CoreDNS version, the log line the image version.
-      out=$("$bin" -h 2>&1 | grep -E 'Starting node-cache image|Runs CoreDNS' | paste -sd'|' - | sed 's/|/ | /g') || true
-      [[ $out == *"node-cache image: $NODE_CACHE_VERSION"* && $out == *"Runs CoreDNS v"* ]] ||
-        { echo "verify node-cache: unexpected -h output: $out" >&2; return 1; }
       ;;
     coredns)
       out=$(one_line "$bin" -version)
