@@ -21,8 +21,10 @@ from constructs_nld.props import (
     Toleration,
     check_dns_name,
     check_labels,
+    check_types,
     default_tolerations,
     managed_by_labels,
+    props_or_defaults,
 )
 from constructs_nld.rules import NodeLocalDNSAlerts, check_duration, node_local_dns_rules
 from constructs_nld.services import (
@@ -46,7 +48,7 @@ ChartRole = Literal["services", "workload", "monitoring"]
 """What a chart holds, which is also its place in the apply order."""
 
 _LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
-_DOMAIN = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*$")
+_DOMAIN = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,13 +71,22 @@ class NodeLocalDNSProps:
     """Cluster DNS domain, written out: node-cache does not fill ``__PILLAR__DNS__DOMAIN__``. Default: cluster.local."""
 
     namespace: str = defaults.NAMESPACE
-    """Namespace of the Services, ServiceAccount, ConfigMap and DaemonSet. Default: kube-system."""
+    """Namespace of the Services, ServiceAccount, ConfigMap and DaemonSet: kube-dns's, so only kube-system.
+
+    node-cache learns the upstream address from the Service variables kubelet injects,
+    which come only from Services in the pod's own namespace, and kube-dns-upstream
+    selects kube-dns pods only in its own namespace: in any other namespace the DaemonSet
+    would find no kube-dns-upstream, or kube-dns-upstream no endpoints. Default: kube-system.
+    """
 
     monitoring_namespace: str = defaults.ALERTS_NAMESPACE
     """Namespace of the PodMonitor and PrometheusRule. Default: monitoring."""
 
     labels: Mapping[str, str] = field(default_factory=managed_by_labels)
-    """Labels of every NLD object beside its ``k8s-app``. Default: ``app.kubernetes.io/managed-by: osdc-base``."""
+    """Labels of every NLD object beside its own ``k8s-app``, which they may not set.
+
+    Default: ``app.kubernetes.io/managed-by: osdc-base``.
+    """
 
     monitoring_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
     """Labels of the monitoring objects. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""
@@ -117,17 +128,38 @@ class NodeLocalDNSProps:
     """Whether to emit the monitoring chart (needs the prometheus-operator CRDs). Default: True."""
 
     def __post_init__(self) -> None:
-        """Validate every prop by building the parts' props once; the first bad one raises, naming itself."""
-        if not _DOMAIN.match(self.cluster_domain):
+        """Validate every prop, then build the parts' props once; the first bad one raises, naming itself.
+
+        Every prop is checked here or by the DaemonSet's props, which take the same names,
+        so a part's props never fail on a name this class does not have.
+        """
+        check_types(self)
+        if not _DOMAIN.fullmatch(self.cluster_domain):
             raise ValueError(
                 f"cluster_domain: must be a DNS domain such as 'cluster.local', got {self.cluster_domain!r}"
             )
+        check_dns_name("namespace", self.namespace)
+        if self.namespace != defaults.NAMESPACE:
+            raise ValueError(
+                f"namespace: must be {defaults.NAMESPACE!r}, the namespace of kube-dns, got {self.namespace!r} "
+                "(node-cache finds kube-dns-upstream only through the Service variables kubelet injects from "
+                "the pod's own namespace, and kube-dns-upstream selects kube-dns pods only in its own)"
+            )
         check_dns_name("monitoring_namespace", self.monitoring_namespace)
         check_labels("labels", self.labels)
+        for key in (*defaults.NODE_CACHE_APP_LABEL, *defaults.KUBE_DNS_SELECTOR):
+            if key in self.labels:
+                raise ValueError(
+                    f"labels: must not set {key!r}, got {key}={self.labels[key]!r} (each object has its own "
+                    f"{key} label, which selectors match: node-cache's pods, kube-dns's pods)"
+                )
         check_labels("monitoring_labels", self.monitoring_labels)
         check_duration("scrape_interval", self.scrape_interval, positive=True)
-        # The DaemonSet first: it checks the addresses, which the Corefile lint assumes valid.
-        self.daemon_set_props()
+        # The DaemonSet first: it checks the addresses, which the Corefile lint assumes valid,
+        # and writes them in RFC 5952 form, which every other part then takes from here.
+        daemon_set = self.daemon_set_props()
+        object.__setattr__(self, "local_ip", daemon_set.local_ip)
+        object.__setattr__(self, "kube_dns_cluster_ip", daemon_set.kube_dns_cluster_ip)
         self.upstream_service_props()
         self.metrics_service_props()
         self.service_account_props()
@@ -143,7 +175,8 @@ class NodeLocalDNSProps:
         return UpstreamServiceProps(
             namespace=self.namespace,
             labels=self._labels(defaults.KUBE_DNS_SELECTOR),
-            dns_port=self.ports.dns,
+            # Cluster CoreDNS's port: node-cache's `forward . <kube-dns-upstream IP>` dials 53.
+            dns_port=defaults.DNS_PORT,
         )
 
     def metrics_service_props(self) -> MetricsServiceProps:
@@ -230,7 +263,7 @@ class NodeLocalDNS(Construct):
     def __init__(self, scope: Construct, id: str, props: NodeLocalDNSProps | None = None) -> None:
         """Define the charts in ``scope`` (an App, or any construct under one)."""
         super().__init__(scope, id)
-        self.props = props or NodeLocalDNSProps()
+        self.props = props_or_defaults(props, NodeLocalDNSProps)
         p = self.props
 
         self.services_chart = cdk8s.Chart(self, "services")

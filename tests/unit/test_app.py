@@ -98,11 +98,15 @@ def test_variable_is_stripped() -> None:
 
 
 def test_variable_keeps_the_other_props() -> None:
-    base = NodeLocalDNSProps(namespace="dns", ports=Ports(health=8081))
+    base = NodeLocalDNSProps(monitoring_namespace="observability", ports=Ports(health=8081))
 
     props = props_from_environment({"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}, base)
 
-    assert (props.namespace, props.ports.health, props.kube_dns_cluster_ip) == ("dns", 8081, "fd00:ec2::a")
+    assert (props.monitoring_namespace, props.ports.health, props.kube_dns_cluster_ip) == (
+        "observability",
+        8081,
+        "fd00:ec2::a",
+    )
 
 
 def test_fails_when_variable_is_ipv4() -> None:

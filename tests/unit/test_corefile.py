@@ -146,7 +146,7 @@ def test_custom_cluster_domain_and_cache_render() -> None:
         cluster_domain="example.internal",
         bind_addresses=("fd00::53", "fd00:ec2::a"),
         health_address="fd00::53",
-        ports=Ports(dns=5353, health=8081, metrics=9254),
+        ports=Ports(health=8081, metrics=9254),
         cache=CacheSettings(success_capacity=100, success_ttl=60, denial_capacity=50, denial_ttl=2, other_zones_ttl=10),
     )
 
@@ -155,7 +155,7 @@ def test_custom_cluster_domain_and_cache_render() -> None:
     assert (
         text
         == """\
-example.internal:5353 {
+example.internal:53 {
     errors
     cache {
         success 100 60
@@ -170,7 +170,7 @@ example.internal:5353 {
     prometheus :9254
     health [fd00::53]:8081
 }
-in-addr.arpa:5353 {
+in-addr.arpa:53 {
     errors
     cache 10
     reload
@@ -181,7 +181,7 @@ in-addr.arpa:5353 {
     }
     prometheus :9254
 }
-ip6.arpa:5353 {
+ip6.arpa:53 {
     errors
     cache 10
     reload
@@ -192,7 +192,7 @@ ip6.arpa:5353 {
     }
     prometheus :9254
 }
-.:5353 {
+.:53 {
     errors
     cache 10
     reload
