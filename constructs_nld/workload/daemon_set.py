@@ -307,6 +307,9 @@ class NodeCacheDaemonSet(Construct):
                     spec=k8s.PodSpec(
                         priority_class_name=p.priority_class_name,
                         service_account_name=p.service_account_name,
+                        # The pod-level field is what admission and scanners read (CKV_K8S_38);
+                        # the ServiceAccount's own false covers only pods that do not set it.
+                        automount_service_account_token=False,
                         host_network=True,
                         # The node's resolvers, not cluster DNS: node-cache is cluster DNS here.
                         dns_policy="Default",

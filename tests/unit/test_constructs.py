@@ -196,7 +196,10 @@ def test_pod_spec(pod_spec: dict[str, Any]) -> None:
     assert "enableServiceLinks" not in pod_spec
     assert "securityContext" not in pod_spec
     assert "initContainers" not in pod_spec
+    # Pod-level, as admission and scanners read it (CKV_K8S_38), beside the ServiceAccount's own.
+    assert pod_spec["automountServiceAccountToken"] is False
     assert set(pod_spec) == {
+        "automountServiceAccountToken",
         "containers",
         "dnsPolicy",
         "hostNetwork",
