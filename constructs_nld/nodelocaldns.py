@@ -42,13 +42,29 @@ from constructs_nld.workload import (
     ServiceAccountProps,
 )
 
-__all__ = ["ChartRole", "NodeLocalDNS", "NodeLocalDNSProps"]
+__all__ = ["ChartRole", "NodeLocalDNS", "NodeLocalDNSProps", "chart_prefix"]
 
 ChartRole = Literal["services", "workload", "monitoring"]
 """What a chart holds, which is also its place in the apply order."""
 
 _LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 _DOMAIN = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
+# A chart id is a plain file name only if it is a DNS label (at most 63 characters):
+# room for the longest role suffix, "-monitoring".
+_PREFIX_MAX = 63 - len("-monitoring")
+
+
+def chart_prefix(component: Construct) -> str:
+    """The DNS-label form of ``component``'s construct path, which starts its charts' ids.
+
+    Lower case, each run of other characters than letters and digits turned into one
+    ``-``, cut to leave room for the role: ``nodelocaldns`` stays ``nodelocaldns``,
+    ``My Chart/NLD`` becomes ``my-chart-nld``.
+    """
+    label = re.sub(r"[^a-z0-9]+", "-", component.node.path.lower())[:_PREFIX_MAX].strip("-")
+    if not label:
+        raise ValueError(f"id: must contain a letter or a digit, got {component.node.id!r}")
+    return label
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,22 +271,31 @@ class NodeLocalDNS(Construct):
     """NodeLocal DNSCache as ordered charts: services, then workload, then (optionally) monitoring.
 
     Each chart depends on the one before, so ``cdk8s synth`` numbers the files in apply
-    order (``0000-…``, ``0001-…``, ``0002-…``). Monitoring is a chart of its own because
-    its kinds exist only where the prometheus-operator CRDs are installed: a deploy can
-    apply it last, or skip it, without touching the rest.
+    order. Monitoring is a chart of its own because its kinds exist only where the
+    prometheus-operator CRDs are installed: a deploy can apply it last, or skip it,
+    without touching the rest.
+
+    The charts sit at the root of the app, beside the user's own charts, with ids
+    ``<prefix>-services``, ``<prefix>-workload`` and ``<prefix>-monitoring``: cdk8s names
+    a chart's file after its construct path and adds a hash unless that path is a single
+    DNS label, so only top-level charts get plain, stable file names
+    (``0000-nodelocaldns-services.k8s.yaml``). The prefix is this construct's path as a
+    DNS label (``nodelocaldns``; ``my-chart-nld`` when placed in a chart ``my-chart``).
     """
 
     def __init__(self, scope: Construct, id: str, props: NodeLocalDNSProps | None = None) -> None:
-        """Define the charts in ``scope`` (an App, or any construct under one)."""
+        """Define the component in ``scope`` (an App, or any construct under one) and its charts in the App."""
         super().__init__(scope, id)
         self.props = props_or_defaults(props, NodeLocalDNSProps)
         p = self.props
+        prefix = chart_prefix(self)
+        app = cdk8s.App.of(self)
 
-        self.services_chart = cdk8s.Chart(self, "services")
+        self.services_chart = cdk8s.Chart(app, f"{prefix}-services")
         UpstreamService(self.services_chart, "upstream", p.upstream_service_props())
         MetricsService(self.services_chart, "metrics", p.metrics_service_props())
 
-        self.workload_chart = cdk8s.Chart(self, "workload")
+        self.workload_chart = cdk8s.Chart(app, f"{prefix}-workload")
         ServiceAccount(self.workload_chart, "service-account", p.service_account_props())
         CorefileConfigMap(self.workload_chart, "corefile", p.config_map_props())
         NodeCacheDaemonSet(self.workload_chart, "daemon-set", p.daemon_set_props())
@@ -278,7 +303,7 @@ class NodeLocalDNS(Construct):
 
         self.monitoring_chart: cdk8s.Chart | None = None
         if p.monitoring:
-            self.monitoring_chart = cdk8s.Chart(self, "monitoring")
+            self.monitoring_chart = cdk8s.Chart(app, f"{prefix}-monitoring")
             PodMonitor(self.monitoring_chart, "pod-monitor", p.pod_monitor_props())
             AlertRules(self.monitoring_chart, "alert-rules", p.alert_rules_props())
             self.monitoring_chart.add_dependency(self.workload_chart)

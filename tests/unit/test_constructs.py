@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cdk8s
@@ -435,9 +436,62 @@ def test_chart_dependencies_give_services_then_workload_then_monitoring() -> Non
     assert component.monitoring_chart is not None
 
     assert component.services_chart.node.dependencies == []
-    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld/services"]
-    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld/workload"]
-    assert [chart.node.path for chart in app.charts] == ["nld/services", "nld/workload", "nld/monitoring"]
+    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld-services"]
+    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld-workload"]
+    assert [chart.node.path for chart in app.charts] == ["nld-services", "nld-workload", "nld-monitoring"]
+
+
+# --- chart ids and file names ----------------------------------------------------------------
+
+
+def test_charts_sit_at_the_app_root_with_plain_ids() -> None:
+    app = cdk8s.App()
+    NodeLocalDNS(app, "nodelocaldns")
+
+    assert [chart.node.id for chart in app.charts] == [
+        "nodelocaldns-services",
+        "nodelocaldns-workload",
+        "nodelocaldns-monitoring",
+    ]
+
+
+def test_charts_of_a_component_in_a_user_chart_are_named_after_its_path() -> None:
+    app = cdk8s.App()
+    mine = cdk8s.Chart(app, "my-chart")
+    component = NodeLocalDNS(mine, "NLD")
+
+    assert [chart.node.path for _, chart in component.charts] == [
+        "my-chart-nld-services",
+        "my-chart-nld-workload",
+        "my-chart-nld-monitoring",
+    ]
+
+
+@pytest.mark.parametrize(("id", "prefix"), [("Node Local DNS", "node-local-dns"), ("a" * 80, "a" * 52)])
+def test_chart_ids_are_dns_labels_whatever_the_component_id(id: str, prefix: str) -> None:
+    component = NodeLocalDNS(cdk8s.App(), id, NodeLocalDNSProps(monitoring=False))
+
+    assert [chart.node.id for _, chart in component.charts] == [f"{prefix}-services", f"{prefix}-workload"]
+
+
+def test_fails_when_the_component_id_has_no_letter_or_digit() -> None:
+    with pytest.raises(ValueError, match=r"^id: must contain a letter or a digit, got '\+\+'"):
+        NodeLocalDNS(cdk8s.App(), "++")
+
+
+def test_synth_writes_plain_file_names_in_apply_order(tmp_path: Path) -> None:
+    app = cdk8s.App(outdir=str(tmp_path))
+    NodeLocalDNS(app, "nodelocaldns")
+    cdk8s.Chart(app, "my-chart")
+
+    app.synth()
+
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "0000-nodelocaldns-services.k8s.yaml",
+        "0001-nodelocaldns-workload.k8s.yaml",
+        "0002-nodelocaldns-monitoring.k8s.yaml",
+        "0003-my-chart.k8s.yaml",
+    ]
 
 
 # --- every construct checks its props --------------------------------------------------------

@@ -37,9 +37,9 @@ def test_reuse_example_synthesizes_the_component_and_a_reused_construct(tmp_path
 
     files = sorted(p.name for p in (tmp_path / "dist").iterdir())
     assert files[:3] == [
-        "0000-nodelocaldns-services-c8e2b06d.k8s.yaml",
-        "0001-nodelocaldns-workload-c8fb4a12.k8s.yaml",
-        "0002-nodelocaldns-monitoring-c8a1e0c0.k8s.yaml",
+        "0000-nodelocaldns-services.k8s.yaml",
+        "0001-nodelocaldns-workload.k8s.yaml",
+        "0002-nodelocaldns-monitoring.k8s.yaml",
     ]
     workload = list(yaml.safe_load_all((tmp_path / "dist" / files[1]).read_text()))
     daemon_set = next(o for o in workload if o["kind"] == "DaemonSet")
