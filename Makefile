@@ -10,11 +10,12 @@ export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup system binaries synth imports lint test bench clean
+.PHONY: help setup system binaries synth imports lint test fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
 	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
+	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 
@@ -65,6 +66,10 @@ lint: setup
 
 test: setup system binaries lint
 	$(PY) -m pytest
+
+# The CI profile of the oracle runs in `make test`; this one explores at random, far longer.
+fuzz: setup system binaries
+	$(PY) -m pytest tests/integration/test_oracle.py -p no:cacheprovider --hypothesis-profile=fuzz --hypothesis-show-statistics
 
 bench: setup system binaries
 	$(PY) bench/synth.py

@@ -13,7 +13,7 @@ import cdk8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps, check_dns_name, check_selector
+from constructs_nld.props import ObjectProps, check_dns_name, check_selector, props_or_defaults
 from constructs_nld.rules import check_duration
 from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitor as PodMonitorObject,
@@ -99,7 +99,7 @@ class PodMonitor(Construct):
     def __init__(self, scope: Construct, id: str, props: PodMonitorProps | None = None) -> None:
         """Define the PodMonitor in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or PodMonitorProps()
+        self.props = props_or_defaults(props, PodMonitorProps)
         p = self.props
         self.api_object = PodMonitorObject(
             self,

@@ -12,31 +12,75 @@ from constructs import Construct
 from constructs_nld import defaults
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
 from constructs_nld.props import (
+    SAFE_INT_MAX,
     LivenessProbe,
     ObjectProps,
     Ports,
     Toleration,
+    canonical_ipv6,
     check_dns_name,
-    check_ipv6_address,
+    check_dns_subdomain,
     check_labels,
     check_positive,
+    check_qualified_name,
     check_same_family,
     check_selector,
+    check_service_name,
     check_tolerations,
     default_tolerations,
+    props_or_defaults,
 )
 
 __all__ = ["NodeCacheDaemonSet", "NodeCacheDaemonSetProps", "node_cache_args"]
 
-_QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$")
-_PERCENT = re.compile(r"^([1-9][0-9]?|100)%$")
+_QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?")
+_WHOLE_NUMBER = re.compile(r"[0-9]+(k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?")
+_PERCENT = re.compile(r"([1-9][0-9]?|100)%")
+_HOST_LABEL = r"[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?"
+_IMAGE = re.compile(
+    # distribution/reference: [host[:port]/]path[:tag][@digest]. A first component is a host
+    # only with a dot, a port or as localhost; path components are lower case.
+    rf"((localhost|{_HOST_LABEL}(\.{_HOST_LABEL})+)(:[0-9]+)?/|{_HOST_LABEL}:[0-9]+/)?"
+    r"[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*"
+    r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+    r"(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
+)
 _NODE_CACHE_HEALTH_PORT = 8080
 _NODE_CACHE_METRICS_PORT = 9353
 
 
 def _check_quantity(prop: str, value: str) -> None:
-    if not isinstance(value, str) or not _QUANTITY.match(value):
+    if not isinstance(value, str) or not _QUANTITY.fullmatch(value):
         raise ValueError(f"{prop}: must be a Kubernetes quantity such as '25m' or '100Mi', got {value!r}")
+
+
+def _check_limit(resource: str, value: str) -> None:
+    """Raise unless ``resource`` may be limited on node-cache, to ``value``.
+
+    CPU and memory are refused (spec); huge pages need a CPU or memory limit beside them
+    (API server). What is left: ``ephemeral-storage``, and extended resources
+    (``example.com/device``), which the API server counts in whole units.
+    """
+    if resource in ("cpu", "memory"):
+        raise ValueError(
+            f"limits: no {resource} limit may be set, got {resource}={value!r} "
+            "(an OOM kill orphans node-cache's iptables rules and black-holes the "
+            "node's DNS; CPU throttling is DNS latency)"
+        )
+    domain = resource.partition("/")[0] if "/" in resource else ""
+    native = not domain or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+    if resource != "ephemeral-storage":
+        check_qualified_name("limits", resource, "resource name")
+        if native:
+            raise ValueError(
+                f"limits: {resource!r} cannot be limited on node-cache: only ephemeral-storage and "
+                "extended resources such as 'example.com/device' (huge pages would need a memory limit)"
+            )
+        if not isinstance(value, str) or not _WHOLE_NUMBER.fullmatch(value):
+            raise ValueError(
+                f"limits.{resource}: must be a whole number of the extended resource such as '1', got {value!r}"
+            )
+    _check_quantity(f"limits.{resource}", value)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,44 +166,45 @@ class NodeCacheDaemonSetProps(ObjectProps):
         missing = {k: v for k, v in self.selector.items() if self.pod_labels.get(k) != v}
         if missing:
             raise ValueError(f"pod_labels: must include the selector, missing {missing!r}")
-        if not self.image or any(c.isspace() for c in self.image):
-            raise ValueError(f"image: must be an image reference, got {self.image!r}")
+        if len(self.image) > 4096 or not _IMAGE.fullmatch(self.image):
+            raise ValueError(
+                f"image: must be an image reference such as 'registry.k8s.io/dns/k8s-dns-node-cache:1.26.8', "
+                f"got {self.image!r}"
+            )
         if self.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
             raise ValueError(
                 f"image_pull_policy: must be Always, IfNotPresent or Never, got {self.image_pull_policy!r}"
             )
         if self.kube_dns_cluster_ip is not None:
             check_same_family("kube_dns_cluster_ip", self.local_ip, self.kube_dns_cluster_ip)
-        check_ipv6_address("local_ip", self.local_ip)
+        # Kept in RFC 5952 form, so every place that writes an address spells it one way.
+        object.__setattr__(self, "local_ip", canonical_ipv6("local_ip", self.local_ip))
         if self.kube_dns_cluster_ip is not None:
-            check_ipv6_address("kube_dns_cluster_ip", self.kube_dns_cluster_ip)
-            if self.kube_dns_cluster_ip == self.local_ip:
+            cluster_ip = canonical_ipv6("kube_dns_cluster_ip", self.kube_dns_cluster_ip)
+            if cluster_ip == self.local_ip:
                 raise ValueError(
-                    f"kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} equals local_ip; "
+                    f"kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} is the address of local_ip {self.local_ip!r}; "
                     "node-cache binds both, so they must differ"
                 )
+            object.__setattr__(self, "kube_dns_cluster_ip", cluster_ip)
         check_tolerations("tolerations", self.tolerations)
         _check_quantity("cpu_request", self.cpu_request)
         _check_quantity("memory_request", self.memory_request)
         for resource, value in self.limits.items():
-            if resource in ("cpu", "memory"):
-                raise ValueError(
-                    f"limits: no {resource} limit may be set, got {resource}={value!r} "
-                    "(an OOM kill orphans node-cache's iptables rules and black-holes the "
-                    "node's DNS; CPU throttling is DNS latency)"
-                )
-            _check_quantity(f"limits.{resource}", value)
+            _check_limit(resource, value)
         if isinstance(self.max_unavailable, str):
-            if not _PERCENT.match(self.max_unavailable):
+            if not _PERCENT.fullmatch(self.max_unavailable):
                 raise ValueError(
                     f"max_unavailable: must be a percentage 1%-100% or a positive integer, got {self.max_unavailable!r}"
                 )
         else:
             check_positive("max_unavailable", self.max_unavailable)
-        check_positive("termination_grace_period_seconds", self.termination_grace_period_seconds, allow_zero=True)
+        grace = self.termination_grace_period_seconds
+        check_positive("termination_grace_period_seconds", grace, allow_zero=True, maximum=SAFE_INT_MAX)
+        check_dns_subdomain("priority_class_name", self.priority_class_name)
         check_dns_name("service_account_name", self.service_account_name)
         check_dns_name("config_map_name", self.config_map_name)
-        check_dns_name("upstream_service_name", self.upstream_service_name)
+        check_service_name("upstream_service_name", self.upstream_service_name)
 
 
 def node_cache_args(props: NodeCacheDaemonSetProps) -> list[str]:
@@ -198,7 +243,7 @@ class NodeCacheDaemonSet(Construct):
     def __init__(self, scope: Construct, id: str, props: NodeCacheDaemonSetProps | None = None) -> None:
         """Define the DaemonSet in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or NodeCacheDaemonSetProps()
+        self.props = props_or_defaults(props, NodeCacheDaemonSetProps)
         p = self.props
         container = k8s.Container(
             name=defaults.CONTAINER_NAME,
@@ -262,6 +307,9 @@ class NodeCacheDaemonSet(Construct):
                     spec=k8s.PodSpec(
                         priority_class_name=p.priority_class_name,
                         service_account_name=p.service_account_name,
+                        # The pod-level field is what admission and scanners read (CKV_K8S_38);
+                        # the ServiceAccount's own false covers only pods that do not set it.
+                        automount_service_account_token=False,
                         host_network=True,
                         # The node's resolvers, not cluster DNS: node-cache is cluster DNS here.
                         dns_policy="Default",

@@ -234,7 +234,7 @@ def test_fails_when_upstream_service_has_a_foreign_selector(
 
 def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    props = NodeLocalDNSProps(image="registry.example/__KUBE_DNS_CLUSTER_IP__:1")
+    props = NodeLocalDNSProps(image="registry.example/node-cache:__KUBE_DNS_CLUSTER_IP__")
     mark = cluster.audit_mark()
 
     with pytest.raises(

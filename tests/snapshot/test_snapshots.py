@@ -89,7 +89,6 @@ def test_full_synth_custom_props(snapshot: SnapshotAssertion) -> None:
         kube_dns_cluster_ip="fd00:ec2::a",
         local_ip="fd00::53",
         cluster_domain="example.internal",
-        namespace="dns",
         monitoring_namespace="observability",
         labels={"app.kubernetes.io/managed-by": "platform", "team": "dns"},
         monitoring_labels={"team": "sre"},

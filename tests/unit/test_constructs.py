@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cdk8s
 import pytest
 
-from constructs_nld import NodeLocalDNS, NodeLocalDNSProps, Ports, synthesize
+from constructs_nld import (
+    AlertRules,
+    AlertRulesProps,
+    CorefileConfigMap,
+    CorefileConfigMapProps,
+    MetricsService,
+    MetricsServiceProps,
+    NodeCacheDaemonSet,
+    NodeCacheDaemonSetProps,
+    NodeLocalDNS,
+    NodeLocalDNSProps,
+    PodMonitor,
+    PodMonitorProps,
+    Ports,
+    ServiceAccount,
+    ServiceAccountProps,
+    UpstreamService,
+    UpstreamServiceProps,
+    synthesize,
+)
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
@@ -175,7 +197,10 @@ def test_pod_spec(pod_spec: dict[str, Any]) -> None:
     assert "enableServiceLinks" not in pod_spec
     assert "securityContext" not in pod_spec
     assert "initContainers" not in pod_spec
+    # Pod-level, as admission and scanners read it (CKV_K8S_38), beside the ServiceAccount's own.
+    assert pod_spec["automountServiceAccountToken"] is False
     assert set(pod_spec) == {
+        "automountServiceAccountToken",
         "containers",
         "dnsPolicy",
         "hostNetwork",
@@ -281,7 +306,7 @@ def test_container_has_only_the_fields_the_spec_asks_for(container: dict[str, An
 
 
 def test_custom_ports_add_node_cache_flags() -> None:
-    props = NodeLocalDNSProps(ports=Ports(dns=5353, health=8081, metrics=9254, binary_metrics=9354))
+    props = NodeLocalDNSProps(ports=Ports(health=8081, metrics=9254, binary_metrics=9354))
     (daemon_set,) = [obj for chart in synthesize(props) for obj in chart.objects if obj["kind"] == "DaemonSet"]
     container = daemon_set["spec"]["template"]["spec"]["containers"][0]
 
@@ -300,7 +325,7 @@ def test_custom_ports_add_node_cache_flags() -> None:
         "[::]:9354",
     ]
     assert container["livenessProbe"]["httpGet"] == {"host": "fd00::10", "path": "/health", "port": 8081}
-    assert [port["containerPort"] for port in container["ports"]] == [5353, 5353, 9254, 9354]
+    assert [port["containerPort"] for port in container["ports"]] == [53, 53, 9254, 9354]
 
 
 def test_custom_limit_other_than_cpu_and_memory_is_rendered() -> None:
@@ -376,13 +401,13 @@ def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
 
 def test_custom_monitoring_props() -> None:
     props = NodeLocalDNSProps(
-        namespace="dns", monitoring_namespace="observability", scrape_interval="30s", monitoring_labels={"team": "sre"}
+        monitoring_namespace="observability", scrape_interval="30s", monitoring_labels={"team": "sre"}
     )
     objects = {obj["kind"]: obj for chart in synthesize(props) for obj in chart.objects}
 
     pod_monitor = objects["PodMonitor"]
     assert pod_monitor["metadata"] == {"name": "nodelocaldns", "namespace": "observability", "labels": {"team": "sre"}}
-    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["dns"]}
+    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
     assert [endpoint["interval"] for endpoint in pod_monitor["spec"]["podMetricsEndpoints"]] == ["30s", "30s"]
     rules = objects["PrometheusRule"]["spec"]["groups"][0]["rules"]
     assert rules[3]["expr"] == (
@@ -418,6 +443,106 @@ def test_chart_dependencies_give_services_then_workload_then_monitoring() -> Non
     assert component.monitoring_chart is not None
 
     assert component.services_chart.node.dependencies == []
-    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld/services"]
-    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld/workload"]
-    assert [chart.node.path for chart in app.charts] == ["nld/services", "nld/workload", "nld/monitoring"]
+    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld-services"]
+    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld-workload"]
+    assert [chart.node.path for chart in app.charts] == ["nld-services", "nld-workload", "nld-monitoring"]
+
+
+# --- chart ids and file names ----------------------------------------------------------------
+
+
+def test_charts_sit_at_the_app_root_with_plain_ids() -> None:
+    app = cdk8s.App()
+    NodeLocalDNS(app, "nodelocaldns")
+
+    assert [chart.node.id for chart in app.charts] == [
+        "nodelocaldns-services",
+        "nodelocaldns-workload",
+        "nodelocaldns-monitoring",
+    ]
+
+
+def test_charts_of_a_component_in_a_user_chart_are_named_after_its_path() -> None:
+    app = cdk8s.App()
+    mine = cdk8s.Chart(app, "my-chart")
+    component = NodeLocalDNS(mine, "NLD")
+
+    assert [chart.node.path for _, chart in component.charts] == [
+        "my-chart-nld-services",
+        "my-chart-nld-workload",
+        "my-chart-nld-monitoring",
+    ]
+
+
+@pytest.mark.parametrize(("id", "prefix"), [("Node Local DNS", "node-local-dns"), ("a" * 80, "a" * 52)])
+def test_chart_ids_are_dns_labels_whatever_the_component_id(id: str, prefix: str) -> None:
+    component = NodeLocalDNS(cdk8s.App(), id, NodeLocalDNSProps(monitoring=False))
+
+    assert [chart.node.id for _, chart in component.charts] == [f"{prefix}-services", f"{prefix}-workload"]
+
+
+def test_fails_when_the_component_id_has_no_letter_or_digit() -> None:
+    with pytest.raises(ValueError, match=r"^id: must contain a letter or a digit, got '\+\+'"):
+        NodeLocalDNS(cdk8s.App(), "++")
+
+
+def test_synth_writes_plain_file_names_in_apply_order(tmp_path: Path) -> None:
+    app = cdk8s.App(outdir=str(tmp_path))
+    NodeLocalDNS(app, "nodelocaldns")
+    cdk8s.Chart(app, "my-chart")
+
+    app.synth()
+
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "0000-nodelocaldns-services.k8s.yaml",
+        "0001-nodelocaldns-workload.k8s.yaml",
+        "0002-nodelocaldns-monitoring.k8s.yaml",
+        "0003-my-chart.k8s.yaml",
+    ]
+
+
+# --- every construct checks its props --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: UpstreamServiceProps(dns_port=0), "dns_port: must be a port number 1-65535, got 0"),
+        (lambda: UpstreamServiceProps(dns_port=70000), "dns_port: must be a port number 1-65535, got 70000"),
+        (lambda: UpstreamServiceProps(dns_port="53"), "dns_port: must be an integer, got '53'"),  # type: ignore[arg-type]
+        (lambda: UpstreamServiceProps(name="0-upstream"), "name: must start with a letter to name a Service"),
+        (lambda: MetricsServiceProps(metrics_port=0), "metrics_port: must be a port number 1-65535, got 0"),
+        (
+            lambda: MetricsServiceProps(binary_metrics_port=70000),
+            "binary_metrics_port: must be a port number 1-65535, got 70000",
+        ),
+        (lambda: MetricsServiceProps(name="9metrics"), "name: must start with a letter to name a Service"),
+        (lambda: ServiceAccountProps(labels={"a b": "x"}), "labels: 'a b' is not a valid label key"),
+        (lambda: CorefileConfigMapProps(corefile="errors"), "corefile: must be a Corefile, got 'errors'"),  # type: ignore[arg-type]
+        (lambda: AlertRulesProps(group=None), "group: must be a RuleGroup, got None"),  # type: ignore[arg-type]
+        (lambda: PodMonitorProps(interval="5m\n"), "interval: must be a Prometheus duration"),
+        (
+            lambda: NodeCacheDaemonSetProps(upstream_service_name="1-upstream"),
+            "upstream_service_name: must start with a letter to name a Service",
+        ),
+    ],
+)
+def test_fails_when_a_construct_props_value_is_bad(build: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}"):
+        build()
+
+
+@pytest.mark.parametrize(
+    "construct",
+    [UpstreamService, MetricsService, ServiceAccount, CorefileConfigMap, NodeCacheDaemonSet, PodMonitor, AlertRules],
+)
+def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Callable[..., object]) -> None:
+    chart = cdk8s.Chart(cdk8s.App(), "c")
+
+    with pytest.raises(ValueError, match=r"^props: must be a \w+Props, got \{'name': 'x'\}$"):
+        construct(chart, "c", {"name": "x"})
+
+
+def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
+    with pytest.raises(ValueError, match=r"^props: must be a NodeLocalDNSProps, got UpstreamServiceProps"):
+        NodeLocalDNS(cdk8s.App(), "nld", UpstreamServiceProps())  # type: ignore[arg-type]
