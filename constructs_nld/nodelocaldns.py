@@ -12,6 +12,7 @@ from constructs import Construct
 
 from constructs_nld import defaults
 from constructs_nld.corefile import node_local_dns_corefile
+from constructs_nld.fallthrough import FallthroughRules
 from constructs_nld.monitoring import AlertRules, AlertRulesProps, PodMonitor, PodMonitorProps
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
 from constructs_nld.props import (
@@ -36,6 +37,8 @@ from constructs_nld.services import (
 from constructs_nld.workload import (
     CorefileConfigMap,
     CorefileConfigMapProps,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
     NodeCacheDaemonSet,
     NodeCacheDaemonSetProps,
     ServiceAccount,
@@ -143,6 +146,17 @@ class NodeLocalDNSProps:
     monitoring: bool = True
     """Whether to emit the monitoring chart (needs the prometheus-operator CRDs). Default: True."""
 
+    interception: Literal["node-cache", "fallthrough"] = defaults.INTERCEPTION
+    """Who diverts the pods' queries to node-cache. Default: node-cache (the spec's).
+
+    ``fallthrough`` adds a keeper container and its ConfigMap: the pods' lookups fall
+    through to cluster CoreDNS the moment node-cache dies, however it dies (README,
+    "Interception modes").
+    """
+
+    privileged: bool = defaults.PRIVILEGED
+    """Run the containers privileged (the spec's). Default: True; False grants only the capabilities measured."""
+
     def __post_init__(self) -> None:
         """Validate every prop, then build the parts' props once; the first bad one raises, naming itself.
 
@@ -180,6 +194,8 @@ class NodeLocalDNSProps:
         self.metrics_service_props()
         self.service_account_props()
         self.config_map_props()
+        if self.interception == "fallthrough":
+            self.fallthrough_config_map_props()
         if self.monitoring:
             self.alert_rules_props()
 
@@ -222,6 +238,16 @@ class NodeLocalDNSProps:
             ),
         )
 
+    def fallthrough_config_map_props(self) -> FallthroughConfigMapProps:
+        """Props of the fallthrough keeper's ConfigMap: the rules for the DaemonSet's addresses and ports."""
+        return FallthroughConfigMapProps(
+            namespace=self.namespace,
+            labels=self._labels(defaults.NODE_CACHE_APP_LABEL),
+            rules=FallthroughRules(
+                local_ip=self.local_ip, kube_dns_cluster_ip=self.kube_dns_cluster_ip, ports=self.ports
+            ),
+        )
+
     def daemon_set_props(self) -> NodeCacheDaemonSetProps:
         """Props of the DaemonSet."""
         labels = self._labels(defaults.NODE_CACHE_APP_LABEL)
@@ -241,6 +267,8 @@ class NodeLocalDNSProps:
             ports=self.ports,
             max_unavailable=self.max_unavailable,
             termination_grace_period_seconds=self.termination_grace_period_seconds,
+            interception=self.interception,
+            privileged=self.privileged,
         )
 
     def pod_monitor_props(self) -> PodMonitorProps:
@@ -298,6 +326,8 @@ class NodeLocalDNS(Construct):
         self.workload_chart = cdk8s.Chart(app, f"{prefix}-workload")
         ServiceAccount(self.workload_chart, "service-account", p.service_account_props())
         CorefileConfigMap(self.workload_chart, "corefile", p.config_map_props())
+        if p.interception == "fallthrough":
+            FallthroughConfigMap(self.workload_chart, "fallthrough-rules", p.fallthrough_config_map_props())
         NodeCacheDaemonSet(self.workload_chart, "daemon-set", p.daemon_set_props())
         self.workload_chart.add_dependency(self.services_chart)
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 from constructs_nld.deploy.errors import InvalidConfigError
 from constructs_nld.deploy.kube import Manifest, ObjectRef
 from constructs_nld.deploy.source import AppChart
+from constructs_nld.fallthrough import Interception, interception_of, is_keeper
 
 __all__ = ["MONITORING_GROUP", "Component", "is_monitoring", "locate"]
 
@@ -104,6 +105,16 @@ class Component:
         container = _node_cache_container(self.daemon_set)
         assert container is not None  # locate() found the DaemonSet by it
         return container
+
+    @property
+    def interception(self) -> Interception:
+        """The app's interception mode: node-cache's own rules, or the fallthrough keeper's."""
+        return interception_of(self.pod_spec)
+
+    @property
+    def keeper(self) -> Mapping[str, Any] | None:
+        """The fallthrough keeper container, when the app's pods have one."""
+        return next((dict(c) for c in self.pod_spec.get("containers") or [] if is_keeper(c)), None)
 
     @property
     def local_ips(self) -> tuple[str, ...]:

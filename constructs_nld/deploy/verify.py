@@ -21,6 +21,7 @@ from constructs_nld.deploy.component import Component, is_monitoring, locate
 from constructs_nld.deploy.deployer import LAST_APPLIED_ANNOTATION
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.source import AppSource
+from constructs_nld.fallthrough import Interception, interception_of
 from constructs_nld.placeholders import find_unresolved_placeholders
 from constructs_nld.props import check_ipv6_address
 from constructs_nld.rules import find_wrong_metric_prefix
@@ -34,6 +35,13 @@ TRANSITION_GRACE: Final = timedelta(minutes=5)
 
 _CONDITION_TAINT_PREFIX: Final = "node.kubernetes.io/"
 """Taints the node controller sets from node conditions (not-ready, memory-pressure, …)."""
+
+_MODE_RULES: Final[dict[Interception, str]] = {
+    "node-cache": "node-cache's own NOTRACK rules, unconditional: a SIGKILLed or OOM-killed node-cache "
+    "leaves them and black-holes the node's DNS until it is back",
+    "fallthrough": "the keeper's socket-conditional rules: lookups fall through to cluster CoreDNS "
+    "whenever node-cache is not listening",
+}
 
 _PLACEHOLDER_CAUSES: Final = {
     ph.KUBE_DNS_CLUSTER_IP: "__KUBE_DNS_CLUSTER_IP__ was not substituted (a preview was applied): "
@@ -382,6 +390,90 @@ class _Verify:
         described = " and ".join(f"{port} ({container_ports[port]})" for port in sorted(expected))
         return CheckResult(name, "pass", described)
 
+    def check_interception(self) -> CheckResult:
+        """The interception mode: the live template's and every pod's are the app's; in fallthrough, keepers ready.
+
+        The rules themselves live in each node's ip6tables, out of the API's sight. What the
+        API shows is which mode each pod runs (node-cache's ``-setupiptables=false``), and in
+        the fallthrough mode each keeper's readiness, whose probe runs on the node: ready
+        only while every jump into the keeper's chains is in place and node-cache's
+        unconditional NOTRACK of the kube-dns ClusterIP is not.
+        """
+        name = "interception-mode"
+        app = self.component.interception
+        if self.daemon_set is None:
+            return self._not_deployed(name, f"daemonset {self.ds_name}", "NodeLocal DNSCache is not deployed")
+        live = interception_of(self.daemon_set["spec"]["template"]["spec"])
+        if live != app:
+            return CheckResult(
+                name,
+                "fail",
+                f"the live DaemonSet runs the {live} mode, the app configures {app}",
+                f"the nodes run {_MODE_RULES[live]}",
+                "python deploy.py",
+            )
+        others = sorted(
+            f"{pod.get('spec', {}).get('nodeName', '?')} ({pod['metadata']['name']})"
+            for pod in self.pods
+            if interception_of(pod.get("spec") or {}) != app
+        )
+        rollout = f"kubectl rollout status ds {self.ds_name} -n {self.namespace}"
+        if others:
+            other: Interception = "fallthrough" if app == "node-cache" else "node-cache"
+            return CheckResult(
+                name,
+                "fail",
+                f"{len(others)} pod(s) still run the {other} mode: {', '.join(others)}",
+                f"the rollout to {app} is unfinished: those nodes run {_MODE_RULES[other]}",
+                rollout,
+            )
+        if app == "node-cache":
+            return CheckResult(
+                name,
+                "pass",
+                f"node-cache (the spec's) on {len(self.pods)} pod(s): {_MODE_RULES[app]}; "
+                "the rules are seen only on the node (ip6tables-save -t raw)",
+            )
+        keeper = self.component.keeper
+        if keeper is None:
+            return CheckResult(
+                name,
+                "fail",
+                "node-cache runs with -setupiptables=false but the app's pods have no keeper container",
+                "nothing installs the rules: node-cache is never reached through the kube-dns ClusterIP",
+                "use NodeLocalDNSProps(interception='fallthrough'), which adds the keeper",
+            )
+        keeper_name = keeper["name"]
+        unready: list[str] = []
+        restarts = 0
+        for pod in self.pods:
+            statuses = [s for s in pod.get("status", {}).get("containerStatuses") or [] if s.get("name") == keeper_name]
+            node = pod.get("spec", {}).get("nodeName", "?")
+            if not statuses:
+                unready.append(f"{node} (no status)")
+                continue
+            status = statuses[0]
+            restarts += int(status.get("restartCount", 0))
+            if not status.get("ready"):
+                reason = status.get("state", {}).get("waiting", {}).get("reason", "not ready")
+                unready.append(f"{node} ({reason}, {status.get('restartCount', 0)} restart(s))")
+        if unready:
+            return CheckResult(
+                name,
+                "fail",
+                f"{keeper_name} not ready on {len(unready)} node(s): {', '.join(sorted(unready))}",
+                "its readiness probe fails while a jump into its chains is missing or node-cache's unconditional "
+                "NOTRACK of the kube-dns ClusterIP is in place (a black hole whenever node-cache dies); a "
+                "restarting keeper cannot write its rules",
+                f"kubectl describe pod -n {self.namespace} <pod> (the probe's output); "
+                f"kubectl logs -n {self.namespace} <pod> -c {keeper_name}",
+            )
+        return CheckResult(
+            name,
+            "pass",
+            f"fallthrough: {keeper_name} ready on {len(self.pods)} pod(s) ({restarts} restart(s)): {_MODE_RULES[app]}",
+        )
+
     def check_matches_app(self) -> CheckResult:
         name = "live-matches-app"
         drifted: list[str] = []
@@ -416,6 +508,7 @@ class _Verify:
             self.check_taints,
             self.check_rule_prefix,
             self.check_pod_monitor,
+            self.check_interception,
             self.check_matches_app,
         ]
         return [check() for check in checks]

@@ -1,15 +1,23 @@
-"""The ``node-local-dns`` DaemonSet: one privileged node-cache per node, on the host network."""
+"""The ``node-local-dns`` DaemonSet: one node-cache per node, on the host network.
+
+In the spec's interception mode node-cache writes its own rules; in the fallthrough mode
+(:mod:`constructs_nld.fallthrough`) it writes none and a second container of the same image
+keeps socket-conditional rules. Privileged as the spec says, or with only the capabilities
+each container needs.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from constructs_nld import defaults
+from constructs_nld.fallthrough import KEEPER_COMMAND, READINESS_COMMAND, SETUP_IPTABLES_OFF
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
 from constructs_nld.props import (
     SAFE_INT_MAX,
@@ -158,6 +166,27 @@ class NodeCacheDaemonSetProps(ObjectProps):
     upstream_service_name: str = defaults.UPSTREAM_SERVICE_NAME
     """Service whose ClusterIP node-cache forwards to (``-upstreamsvc``). Default: kube-dns-upstream."""
 
+    interception: Literal["node-cache", "fallthrough"] = defaults.INTERCEPTION
+    """Who diverts the pods' queries to node-cache. Default: node-cache (the spec's).
+
+    ``node-cache``: node-cache's own NOTRACK rules, unconditional, left behind by a SIGKILL
+    or an OOM kill (the node's DNS is black-holed until node-cache is back).
+    ``fallthrough``: node-cache with ``-setupiptables=false`` and a ``fallthrough-rules``
+    container that keeps rules applying only while node-cache listens, so lookups fall
+    through to cluster CoreDNS the moment it is gone (:mod:`constructs_nld.fallthrough`).
+    """
+
+    privileged: bool = defaults.PRIVILEGED
+    """Run the containers privileged (the spec's). Default: True.
+
+    False: drop every capability and add back only what each container needs (node-cache:
+    NET_ADMIN, NET_BIND_SERVICE, and NET_RAW when it writes rules; the keeper: NET_ADMIN,
+    NET_RAW), without privilege escalation.
+    """
+
+    fallthrough_config_map_name: str = defaults.FALLTHROUGH_CONFIG_MAP_NAME
+    """ConfigMap of the keeper's script and rules, in the fallthrough mode. Default: node-local-dns-fallthrough."""
+
     def __post_init__(self) -> None:
         """Validate every prop; the first bad one raises, naming itself."""
         super().__post_init__()
@@ -205,6 +234,11 @@ class NodeCacheDaemonSetProps(ObjectProps):
         check_dns_name("service_account_name", self.service_account_name)
         check_dns_name("config_map_name", self.config_map_name)
         check_service_name("upstream_service_name", self.upstream_service_name)
+        if self.interception not in ("node-cache", "fallthrough"):
+            raise ValueError(
+                f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {self.interception!r}"
+            )
+        check_dns_name("fallthrough_config_map_name", self.fallthrough_config_map_name)
 
 
 def node_cache_args(props: NodeCacheDaemonSetProps) -> list[str]:
@@ -230,7 +264,49 @@ def node_cache_args(props: NodeCacheDaemonSetProps) -> list[str]:
         args += ["-health-port", str(props.ports.health)]
     if props.ports.binary_metrics != _NODE_CACHE_METRICS_PORT:
         args += ["-metrics-listen-address", f"[::]:{props.ports.binary_metrics}"]
+    if props.interception == "fallthrough":
+        # The keeper container writes the rules: node-cache writes none and removes none.
+        args.append(SETUP_IPTABLES_OFF)
     return args
+
+
+def _security_context(props: NodeCacheDaemonSetProps, capabilities: tuple[str, ...]) -> k8s.SecurityContext:
+    """Privileged as the spec says, or ``capabilities`` alone, measured on node-cache 1.26.8 and ip6tables 1.8.9."""
+    if props.privileged:
+        return k8s.SecurityContext(privileged=True)
+    return k8s.SecurityContext(
+        privileged=False,
+        allow_privilege_escalation=False,
+        capabilities=k8s.Capabilities(drop=["ALL"], add=list(capabilities)),
+    )
+
+
+def _keeper(props: NodeCacheDaemonSetProps) -> k8s.Container:
+    """The fallthrough keeper: the node-cache image's shell runs the ConfigMap's script (no node-cache in it)."""
+    return k8s.Container(
+        name=defaults.FALLTHROUGH_CONTAINER_NAME,
+        image=props.image,
+        image_pull_policy=props.image_pull_policy,
+        command=list(KEEPER_COMMAND),
+        security_context=_security_context(props, defaults.KEEPER_CAPABILITIES),
+        resources=k8s.ResourceRequirements(
+            requests={
+                "cpu": k8s.Quantity.from_string(defaults.FALLTHROUGH_CPU_REQUEST),
+                "memory": k8s.Quantity.from_string(defaults.FALLTHROUGH_MEMORY_REQUEST),
+            }
+        ),
+        # Not ready while a jump is missing or node-cache's unconditional NOTRACK of the ClusterIP
+        # is in place: the node's rules, made visible through the API (verify reads it).
+        readiness_probe=k8s.Probe(
+            exec=k8s.ExecAction(command=list(READINESS_COMMAND)),
+            period_seconds=defaults.FALLTHROUGH_READINESS_PERIOD_SECONDS,
+            timeout_seconds=defaults.FALLTHROUGH_READINESS_TIMEOUT_SECONDS,
+        ),
+        volume_mounts=[
+            k8s.VolumeMount(name="xtables-lock", mount_path=defaults.XTABLES_LOCK_PATH, read_only=False),
+            k8s.VolumeMount(name="fallthrough-rules", mount_path=defaults.FALLTHROUGH_MOUNT, read_only=True),
+        ],
+    )
 
 
 def _toleration(t: Toleration) -> k8s.Toleration:
@@ -238,7 +314,7 @@ def _toleration(t: Toleration) -> k8s.Toleration:
 
 
 class NodeCacheDaemonSet(Construct):
-    """The node-cache DaemonSet, shaped by the spec: host network, privileged, requests only."""
+    """The node-cache DaemonSet, shaped by the spec: host network, privileged, requests only; a keeper when asked."""
 
     def __init__(self, scope: Construct, id: str, props: NodeCacheDaemonSetProps | None = None) -> None:
         """Define the DaemonSet in ``scope``."""
@@ -250,8 +326,13 @@ class NodeCacheDaemonSet(Construct):
             image=p.image,
             image_pull_policy=p.image_pull_policy,
             args=node_cache_args(p),
-            # Privileged: node-cache creates an interface and writes ip6tables rules.
-            security_context=k8s.SecurityContext(privileged=True),
+            # node-cache creates an interface and, unless the keeper does, writes ip6tables rules.
+            security_context=_security_context(
+                p,
+                defaults.NODE_CACHE_CAPABILITIES
+                if p.interception == "node-cache"
+                else defaults.NODE_CACHE_CAPABILITIES_WITHOUT_RULES,
+            ),
             resources=k8s.ResourceRequirements(
                 requests={
                     "cpu": k8s.Quantity.from_string(p.cpu_request),
@@ -315,7 +396,7 @@ class NodeCacheDaemonSet(Construct):
                         dns_policy="Default",
                         termination_grace_period_seconds=p.termination_grace_period_seconds,
                         tolerations=[_toleration(t) for t in p.tolerations],
-                        containers=[container],
+                        containers=[container, *([_keeper(p)] if p.interception == "fallthrough" else [])],
                         volumes=[
                             k8s.Volume(
                                 name="xtables-lock",
@@ -335,6 +416,16 @@ class NodeCacheDaemonSet(Construct):
                                     name=p.config_map_name,
                                     items=[k8s.KeyToPath(key=defaults.COREFILE_KEY, path="Corefile.base")],
                                 ),
+                            ),
+                            *(
+                                [
+                                    k8s.Volume(
+                                        name="fallthrough-rules",
+                                        config_map=k8s.ConfigMapVolumeSource(name=p.fallthrough_config_map_name),
+                                    )
+                                ]
+                                if p.interception == "fallthrough"
+                                else []
                             ),
                         ],
                     ),
