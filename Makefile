@@ -6,6 +6,10 @@ SHELL := /bin/bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# checkov, the security scanner the least-privilege test runs on the synth, in a venv of its own:
+# every checkov 3 release requires packaging<24, which pytest 9 refuses (README, Libraries).
+CHECKOV_VENV := .venv-checkov
+CHECKOV_VERSION := 3.3.30
 export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
@@ -19,11 +23,16 @@ help:
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+$(CHECKOV_VENV)/.installed: Makefile
+	python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet "checkov==$(CHECKOV_VERSION)"
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -31,9 +40,10 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 # Debian packages the tests need: promtool (prometheus), openssl for the test control plane,
-# and for the data-plane suite ip6tables, dig, dnsperf, ip and sysctl.
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps
-APT_COMMANDS := promtool openssl ip6tables ip6tables-restore dig dnsperf ip sysctl
+# for the data-plane suite ip6tables, dig, dnsperf, ip, sysctl and setpriv (a container's
+# capabilities), and shellcheck for the fallthrough keeper's script.
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck
+APT_COMMANDS := promtool openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -78,4 +88,4 @@ bench: setup system binaries
 	$(PY) bench/disruption.py
 
 clean:
-	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

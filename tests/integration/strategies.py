@@ -25,6 +25,8 @@ from constructs_nld import (
     Corefile,
     CorefileConfigMapProps,
     Directive,
+    FallthroughConfigMapProps,
+    FallthroughRules,
     LivenessProbe,
     MetricsServiceProps,
     NodeCacheDaemonSetProps,
@@ -341,6 +343,10 @@ MAX_UNAVAILABLE = Kind(
     st.sampled_from(["0%", "101%", "01%", "5", "", 0, -1, INT32_MAX + 1, True, 1.5]),
 )
 BOOLEANS = Kind(st.booleans(), st.sampled_from(["no", "true", 0, 1, None]))
+INTERCEPTIONS = Kind(
+    st.sampled_from(["node-cache", "fallthrough"]),
+    st.sampled_from(["iptables", "ipvs", "", "Fallthrough", "node-cache ", None, 1, True]),
+)
 SEVERITIES = Kind(st.sampled_from(["warning", "critical", "page"]), st.sampled_from(["", 5, None]))
 
 # --- tolerations ---------------------------------------------------------------------------------
@@ -447,6 +453,8 @@ NODE_LOCAL_DNS_PROPS = props(
         "alerts": ALERTS,
         "scrape_interval": DURATIONS,
         "monitoring": BOOLEANS,
+        "interception": INTERCEPTIONS,
+        "privileged": BOOLEANS,
     },
 )
 
@@ -540,6 +548,20 @@ COREFILES = Kind(
 CONFIG_MAP_PROPS = props(CorefileConfigMapProps, {**_IDENTITY, "corefile": COREFILES})
 
 
+FALLTHROUGH_RULES = props(
+    FallthroughRules,
+    {
+        "local_ip": ADDRESSES,
+        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "ports": Kind(NODE_CACHE_PORTS.valid, NODE_CACHE_PORTS.perturbed),
+    },
+)
+FALLTHROUGH_CONFIG_MAP_PROPS = props(
+    FallthroughConfigMapProps,
+    {**_IDENTITY, "rules": Kind(FALLTHROUGH_RULES.valid, st.one_of(FALLTHROUGH_RULES.perturbed, WRONG_TYPES))},
+)
+
+
 def _daemon_set(**kwargs: Any) -> NodeCacheDaemonSetProps:
     """Valid pod labels always carry the selector; a missing one is tested on its own."""
     selector = kwargs.get("selector", {"k8s-app": "node-local-dns"})
@@ -570,6 +592,9 @@ DAEMON_SET_PROPS = props(
         "service_account_name": NAMES,
         "config_map_name": NAMES,
         "upstream_service_name": NAMES,
+        "interception": INTERCEPTIONS,
+        "privileged": BOOLEANS,
+        "fallthrough_config_map_name": NAMES,
     },
     NodeCacheDaemonSetProps,
 )
@@ -618,6 +643,7 @@ CONSTRUCT_PROPS = {
     "MetricsService": METRICS_SERVICE_PROPS,
     "ServiceAccount": SERVICE_ACCOUNT_PROPS,
     "CorefileConfigMap": CONFIG_MAP_PROPS,
+    "FallthroughConfigMap": FALLTHROUGH_CONFIG_MAP_PROPS,
     "NodeCacheDaemonSet": DAEMON_SET_PROPS,
     "PodMonitor": POD_MONITOR_PROPS,
     "AlertRules": ALERT_RULES_PROPS,

@@ -29,6 +29,7 @@ from kubernetes import client as k8s
 from constructs_nld import (
     AlertRules,
     CorefileConfigMap,
+    FallthroughConfigMap,
     MetricsService,
     NodeCacheDaemonSet,
     PodMonitor,
@@ -146,6 +147,7 @@ CONSTRUCTS: dict[str, Callable[..., Any]] = {
     "MetricsService": MetricsService,
     "ServiceAccount": ServiceAccount,
     "CorefileConfigMap": CorefileConfigMap,
+    "FallthroughConfigMap": FallthroughConfigMap,
     "NodeCacheDaemonSet": NodeCacheDaemonSet,
     "PodMonitor": PodMonitor,
     "AlertRules": AlertRules,

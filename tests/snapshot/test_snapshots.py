@@ -24,6 +24,9 @@ from constructs_nld import (
     CorefileConfigMap,
     CorefileConfigMapProps,
     Directive,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
+    FallthroughRules,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
@@ -114,6 +117,20 @@ def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(monitoring=False)) == snapshot
 
 
+def test_full_synth_fallthrough(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough")) == snapshot
+
+
+def test_full_synth_fallthrough_without_privilege(snapshot: SnapshotAssertion) -> None:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough", privileged=False)
+
+    assert _yaml_by_chart(props) == snapshot
+
+
+def test_full_synth_without_privilege(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", privileged=False)) == snapshot
+
+
 # --- each construct: defaults --------------------------------------------------------------
 
 
@@ -124,6 +141,7 @@ def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
         pytest.param(lambda scope: MetricsService(scope, "c"), id="MetricsService"),
         pytest.param(lambda scope: ServiceAccount(scope, "c"), id="ServiceAccount"),
         pytest.param(lambda scope: CorefileConfigMap(scope, "c"), id="CorefileConfigMap"),
+        pytest.param(lambda scope: FallthroughConfigMap(scope, "c"), id="FallthroughConfigMap"),
         pytest.param(lambda scope: NodeCacheDaemonSet(scope, "c"), id="NodeCacheDaemonSet"),
         pytest.param(lambda scope: PodMonitor(scope, "c"), id="PodMonitor"),
         pytest.param(lambda scope: AlertRules(scope, "c"), id="AlertRules"),
@@ -245,6 +263,36 @@ CUSTOM_GROUP = RuleGroup(
                 ),
             ),
             id="NodeCacheDaemonSet",
+        ),
+        pytest.param(
+            lambda scope: FallthroughConfigMap(
+                scope,
+                "c",
+                FallthroughConfigMapProps(
+                    name="nld-fallthrough",
+                    namespace="dns",
+                    labels={"team": "dns"},
+                    rules=FallthroughRules(
+                        local_ip="fd00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
+                    ),
+                ),
+            ),
+            id="FallthroughConfigMap",
+        ),
+        pytest.param(
+            lambda scope: NodeCacheDaemonSet(
+                scope,
+                "c",
+                NodeCacheDaemonSetProps(
+                    name="nld",
+                    namespace="dns",
+                    kube_dns_cluster_ip="fd00:ec2::a",
+                    interception="fallthrough",
+                    privileged=False,
+                    fallthrough_config_map_name="nld-fallthrough",
+                ),
+            ),
+            id="NodeCacheDaemonSet-fallthrough",
         ),
         pytest.param(
             lambda scope: PodMonitor(

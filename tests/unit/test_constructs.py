@@ -15,6 +15,8 @@ from constructs_nld import (
     AlertRulesProps,
     CorefileConfigMap,
     CorefileConfigMapProps,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
     MetricsService,
     MetricsServiceProps,
     NodeCacheDaemonSet,
@@ -519,6 +521,8 @@ def test_synth_writes_plain_file_names_in_apply_order(tmp_path: Path) -> None:
         (lambda: MetricsServiceProps(name="9metrics"), "name: must start with a letter to name a Service"),
         (lambda: ServiceAccountProps(labels={"a b": "x"}), "labels: 'a b' is not a valid label key"),
         (lambda: CorefileConfigMapProps(corefile="errors"), "corefile: must be a Corefile, got 'errors'"),  # type: ignore[arg-type]
+        (lambda: FallthroughConfigMapProps(rules="x"), "rules: must be a FallthroughRules, got 'x'"),  # type: ignore[arg-type]
+        (lambda: FallthroughConfigMapProps(name="Rules"), "name: must be a DNS label"),
         (lambda: AlertRulesProps(group=None), "group: must be a RuleGroup, got None"),  # type: ignore[arg-type]
         (lambda: PodMonitorProps(interval="5m\n"), "interval: must be a Prometheus duration"),
         (
@@ -534,7 +538,16 @@ def test_fails_when_a_construct_props_value_is_bad(build: Callable[[], object], 
 
 @pytest.mark.parametrize(
     "construct",
-    [UpstreamService, MetricsService, ServiceAccount, CorefileConfigMap, NodeCacheDaemonSet, PodMonitor, AlertRules],
+    [
+        UpstreamService,
+        MetricsService,
+        ServiceAccount,
+        CorefileConfigMap,
+        FallthroughConfigMap,
+        NodeCacheDaemonSet,
+        PodMonitor,
+        AlertRules,
+    ],
 )
 def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Callable[..., object]) -> None:
     chart = cdk8s.Chart(cdk8s.App(), "c")
@@ -546,3 +559,109 @@ def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Ca
 def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
     with pytest.raises(ValueError, match=r"^props: must be a NodeLocalDNSProps, got UpstreamServiceProps"):
         NodeLocalDNS(cdk8s.App(), "nld", UpstreamServiceProps())  # type: ignore[arg-type]
+
+
+# --- the fallthrough mode and least privilege ---------------------------------------------------
+
+KEEPER_SCRIPT = "/etc/nodelocaldns-fallthrough/keeper.sh"
+
+
+def _workload(**kwargs: Any) -> list[dict[str, Any]]:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", **kwargs)
+    return [obj for chart in synthesize(props) for obj in chart.objects]
+
+
+def test_fallthrough_adds_its_config_map_before_the_daemon_set_in_the_workload_chart() -> None:
+    charts = synthesize(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough"))
+    workload = next(chart for chart in charts if chart.role == "workload")
+
+    assert [(o["kind"], o["metadata"]["name"]) for o in workload.objects] == [
+        ("ServiceAccount", "node-local-dns"),
+        ("ConfigMap", "node-local-dns"),
+        ("ConfigMap", "node-local-dns-fallthrough"),
+        ("DaemonSet", "node-local-dns"),
+    ]
+    config_map = _one(list(workload.objects), "ConfigMap", "node-local-dns-fallthrough")
+    assert config_map["metadata"]["labels"] == NODE_CACHE_LABELS
+    assert set(config_map["data"]) == {"keeper.sh", "rules"}
+    assert "-d fd00:ec2::a/128 -p udp -m udp --dport 53 -m socket" in config_map["data"]["rules"]
+
+
+def test_fallthrough_node_cache_writes_no_rules_and_keeps_the_spec_privilege() -> None:
+    pod = _one(_workload(interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]
+    node_cache, keeper = pod["containers"]
+
+    assert node_cache["name"] == "node-cache"
+    assert node_cache["args"][-1] == "-setupiptables=false"
+    assert node_cache["args"].count("-setupiptables=false") == 1
+    assert node_cache["securityContext"] == {"privileged": True}
+    assert keeper["securityContext"] == {"privileged": True}
+
+
+def test_fallthrough_keeper_container() -> None:
+    pod = _one(_workload(interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]
+    keeper = pod["containers"][1]
+
+    assert keeper == {
+        "name": "fallthrough-rules",
+        "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["/bin/sh", KEEPER_SCRIPT, "keep"],
+        "readinessProbe": {
+            "exec": {"command": ["/bin/sh", KEEPER_SCRIPT, "check"]},
+            "periodSeconds": 15,
+            "timeoutSeconds": 10,
+        },
+        "resources": {"requests": {"cpu": "5m", "memory": "20Mi"}},
+        "securityContext": {"privileged": True},
+        "volumeMounts": [
+            {"name": "xtables-lock", "mountPath": "/run/xtables.lock", "readOnly": False},
+            {"name": "fallthrough-rules", "mountPath": "/etc/nodelocaldns-fallthrough", "readOnly": True},
+        ],
+    }
+    assert pod["volumes"][-1] == {"name": "fallthrough-rules", "configMap": {"name": "node-local-dns-fallthrough"}}
+
+
+def test_fallthrough_keeper_takes_the_node_cache_image_and_pull_policy() -> None:
+    image = "registry.example.com/dns/k8s-dns-node-cache@sha256:" + "0" * 64
+    pod = _one(
+        _workload(interception="fallthrough", image=image, image_pull_policy="Always"), "DaemonSet", "node-local-dns"
+    )["spec"]["template"]["spec"]
+
+    assert {(c["image"], c["imagePullPolicy"]) for c in pod["containers"]} == {(image, "Always")}
+
+
+def test_without_privilege_node_cache_writing_its_rules_gets_net_admin_bind_and_raw() -> None:
+    (container,) = _one(_workload(privileged=False), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"][
+        "containers"
+    ]
+
+    assert container["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"]},
+    }
+
+
+def test_without_privilege_in_fallthrough_node_cache_needs_no_net_raw_and_the_keeper_no_bind() -> None:
+    pod = _one(_workload(privileged=False, interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"][
+        "template"
+    ]["spec"]
+    node_cache, keeper = pod["containers"]
+
+    assert node_cache["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE"]},
+    }
+    assert keeper["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_RAW"]},
+    }
+
+
+def test_the_spec_mode_has_no_keeper_and_no_fallthrough_objects(preview_objects: list[dict[str, Any]]) -> None:
+    assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-fallthrough"]
+    daemon_set = _one(preview_objects, "DaemonSet", "node-local-dns")
+    assert "-setupiptables=false" not in daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]

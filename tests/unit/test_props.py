@@ -48,6 +48,8 @@ def test_defaults_are_the_spec_values() -> None:
     assert props.termination_grace_period_seconds == 30
     assert props.scrape_interval == "60s"
     assert props.monitoring is True
+    assert props.interception == "node-cache"
+    assert props.privileged is True
 
 
 def test_default_tolerations_are_the_spec_four_in_order() -> None:
@@ -108,6 +110,9 @@ def test_default_alert_settings() -> None:
         {"labels": {"example.com/team": "dns", "app.kubernetes.io/managed-by": "osdc-base"}},
         {"scrape_interval": "1m30s"},
         {"monitoring": False},
+        {"interception": "fallthrough"},
+        {"privileged": False},
+        {"interception": "fallthrough", "privileged": False},
     ],
     ids=lambda kwargs: ",".join(kwargs),
 )
@@ -726,3 +731,50 @@ def test_accepts_image_references(value: str) -> None:
 def test_fails_when_priority_class_name_is_not_a_dns_subdomain(value: str) -> None:
     with pytest.raises(ValueError, match=r"^priority_class_name: must be a DNS subdomain"):
         NodeCacheDaemonSetProps(priority_class_name=value)
+
+
+# --- interception and privilege --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["iptables", "Fallthrough", "", "ipvs"])
+def test_fails_when_interception_is_unknown(value: str) -> None:
+    message = f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {value!r}"
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeLocalDNSProps(interception=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeCacheDaemonSetProps(interception=value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [None, 1, True])
+def test_fails_when_interception_is_not_a_string(value: Any) -> None:
+    with pytest.raises(ValueError, match=r"^interception: must be one of 'node-cache', 'fallthrough', got "):
+        NodeLocalDNSProps(interception=value)
+
+
+@pytest.mark.parametrize("value", ["no", "false", 0, 1, None])
+def test_fails_when_privileged_is_not_a_bool(value: Any) -> None:
+    with pytest.raises(ValueError, match=rf"^privileged: must be True or False, got {re.escape(repr(value))}$"):
+        NodeLocalDNSProps(privileged=value)
+    with pytest.raises(ValueError, match=rf"^privileged: must be True or False, got {re.escape(repr(value))}$"):
+        NodeCacheDaemonSetProps(privileged=value)
+
+
+@pytest.mark.parametrize("value", ["Rules", "a_b", "", "x" * 64])
+def test_fails_when_fallthrough_config_map_name_is_not_a_dns_label(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^fallthrough_config_map_name: must be a DNS label"):
+        NodeCacheDaemonSetProps(fallthrough_config_map_name=value)
+
+
+def test_fallthrough_builds_the_config_map_props_for_the_daemon_set_addresses_and_ports() -> None:
+    props = NodeLocalDNSProps(
+        interception="fallthrough", local_ip="FD00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
+    )
+    rules = props.fallthrough_config_map_props().rules
+
+    assert (rules.local_ip, rules.kube_dns_cluster_ip, rules.ports.health) == ("fd00::53", "fd00:ec2::a", 8081)
+    assert props.daemon_set_props().interception == "fallthrough"
+
+
+def test_privileged_reaches_the_daemon_set_props() -> None:
+    assert NodeLocalDNSProps(privileged=False).daemon_set_props().privileged is False
