@@ -7,7 +7,10 @@ what a cluster gives it. :class:`NodeCache` runs that invocation with the real b
 test bed's node namespace, adding only ``-setupinterface=false`` (this kernel has no dummy
 interfaces; the addresses are on the node's ``lo``) and file paths relocated into a
 directory of the test (the pod's volumes and each container's own files), as a private
-mount namespace would.
+mount namespace would. A container that is not privileged runs under ``setpriv`` with
+the capabilities its securityContext adds as its bounding set, and ``--no-new-privs`` for
+``allowPrivilegeEscalation: false`` (:class:`Security`), as the container runtime starts a
+root process.
 
 :func:`render_runtime_corefile` is node-cache 1.26.8's own rendering of ``Corefile.base``
 (``updateCorefile`` in ``cmd/node-cache/app/configmap.go``), for loading the Corefile on
@@ -42,12 +45,16 @@ __all__ = [
     "NodeCacheExitedError",
     "NodeCacheInvocation",
     "RULES_PER_LOCAL_IP",
+    "Security",
     "bed_for",
+    "config_map_volumes",
     "find_node_cache_binary",
+    "node_cache_container",
     "node_cache_invocation",
     "render_runtime_corefile",
     "synthesized_objects",
     "upstream_ports",
+    "write_config_map",
 ]
 
 NODE_CACHE_BIN_ENV = "NODE_CACHE_BIN"
@@ -123,6 +130,57 @@ def _flag(args: list[str], flag: str) -> str:
     return args[args.index(flag) + 1]
 
 
+def node_cache_container(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod spec's node-cache container: the one with ``-localip`` and ``-upstreamsvc`` in its args."""
+    found = [c for c in pod["containers"] if {"-localip", "-upstreamsvc"} <= {str(arg) for arg in c.get("args") or []}]
+    if len(found) != 1:
+        raise LookupError(f"expected one node-cache container in the synth, found {len(found)}")
+    return dict(found[0])
+
+
+@dataclass(frozen=True, kw_only=True)
+class Security:
+    """A container's ``securityContext``, as the container runtime applies it to a root process."""
+
+    privileged: bool
+    """Every capability, as ``privileged: true`` gives."""
+
+    capabilities: tuple[str, ...]
+    """Otherwise the capabilities added after ``drop: [ALL]`` (without ``CAP_``), the bounding set."""
+
+    no_new_privs: bool
+    """``allowPrivilegeEscalation: false``."""
+
+    @staticmethod
+    def of(container: Mapping[str, Any]) -> Security:
+        """Read ``container``'s securityContext; only the shapes the synth writes are understood."""
+        context = container.get("securityContext") or {}
+        if context.get("privileged"):
+            return Security(privileged=True, capabilities=(), no_new_privs=False)
+        capabilities = context.get("capabilities") or {}
+        if capabilities.get("drop") != ["ALL"]:
+            raise LookupError(f"unprivileged without drop [ALL]: {context}")
+        return Security(
+            privileged=False,
+            capabilities=tuple(str(c) for c in capabilities.get("add") or ()),
+            no_new_privs=context.get("allowPrivilegeEscalation") is False,
+        )
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """``argv`` run with this security: unchanged when privileged, else under ``setpriv``.
+
+        A container's root process gets its bounding set as permitted and effective
+        capabilities; ``setpriv --bounding-set`` makes exactly that for the exec'd program.
+        """
+        if self.privileged:
+            return argv
+        bounding = ",".join(["-all", *(f"+{c.lower()}" for c in self.capabilities)])
+        wrapper = ["setpriv", f"--bounding-set={bounding}", "--inh-caps=-all"]
+        if self.no_new_privs:
+            wrapper.append("--no-new-privs")
+        return [*wrapper, "--", *argv]
+
+
 def _service_env(name: str) -> str:
     """Kubelet's Service environment variable prefix, as node-cache's ``toSvcEnv`` reads it."""
     return name.upper().replace("-", "_")
@@ -160,6 +218,9 @@ class NodeCacheInvocation:
     grace_period: int
     """``terminationGracePeriodSeconds``: how long a SIGTERMed node-cache may take before SIGKILL."""
 
+    security: Security
+    """The container's securityContext."""
+
 
 def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str) -> NodeCacheInvocation:
     """node-cache's command line, environment, volumes and Corefile, from the synth of ``props``.
@@ -170,7 +231,7 @@ def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str
     objects = synthesized_objects(props)
     daemon_set = _one(objects, "DaemonSet")
     pod = daemon_set["spec"]["template"]["spec"]
-    (container,) = pod["containers"]
+    container = node_cache_container(pod)
     args = [str(arg) for arg in container["args"]]
     upstream_name = _flag(args, "-upstreamsvc")
     upstream = _one(objects, "Service", upstream_name)
@@ -180,6 +241,29 @@ def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str
     for port in ports:
         env[f"{_service_env(upstream_name)}_SERVICE_PORT_{_service_env(port['name'])}"] = str(port["port"])
 
+    volumes = config_map_volumes(objects, pod, container)
+    probe = container["livenessProbe"]["httpGet"]
+    return NodeCacheInvocation(
+        argv=(NODE_CACHE_ENTRYPOINT, *args),
+        env=env,
+        volumes=volumes,
+        corefile_base=next(files["Corefile.base"] for files in volumes.values() if "Corefile.base" in files),
+        local_ips=tuple(_flag(args, "-localip").split(",")),
+        rendered_corefile_path=_flag(args, "-conf"),
+        liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",
+        container_ports={port["name"]: int(port["containerPort"]) for port in container["ports"]},
+        grace_period=int(pod["terminationGracePeriodSeconds"]),
+        security=Security.of(container),
+    )
+
+
+def config_map_volumes(
+    objects: list[dict[str, Any]], pod: Mapping[str, Any], container: Mapping[str, Any]
+) -> dict[str, dict[str, str]]:
+    """``container``'s ConfigMap volumes by mount path: file name → content, as kubelet projects them.
+
+    An optional ConfigMap the synth does not hold (``kube-dns``) mounts as an empty directory.
+    """
     config_maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap"}
     volumes: dict[str, dict[str, str]] = {}
     for mount in container["volumeMounts"]:
@@ -192,19 +276,7 @@ def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str
             raise LookupError(f"ConfigMap {source['name']} is not in the synth and its volume is not optional")
         items = source.get("items") or [{"key": key, "path": key} for key in data]
         volumes[mount["mountPath"]] = {item["path"]: data[item["key"]] for item in items}
-
-    probe = container["livenessProbe"]["httpGet"]
-    return NodeCacheInvocation(
-        argv=(NODE_CACHE_ENTRYPOINT, *args),
-        env=env,
-        volumes=volumes,
-        corefile_base=_one(objects, "ConfigMap")["data"]["Corefile"],
-        local_ips=tuple(_flag(args, "-localip").split(",")),
-        rendered_corefile_path=_flag(args, "-conf"),
-        liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",
-        container_ports={port["name"]: int(port["containerPort"]) for port in container["ports"]},
-        grace_period=int(pod["terminationGracePeriodSeconds"]),
-    )
+    return volumes
 
 
 def render_runtime_corefile(corefile_base: str, *, cluster_dns_ip: str | None, local_ips: tuple[str, ...]) -> str:
@@ -223,7 +295,7 @@ def render_runtime_corefile(corefile_base: str, *, cluster_dns_ip: str | None, l
 
 def upstream_ports(objects: list[dict[str, Any]]) -> tuple[UpstreamPort, ...]:
     """The synthesized kube-dns-upstream Service's ports, for kube-proxy's rules."""
-    args = _one(objects, "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["args"]
+    args = node_cache_container(_one(objects, "DaemonSet")["spec"]["template"]["spec"])["args"]
     service = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
     return tuple(
         UpstreamPort(
@@ -239,6 +311,32 @@ def upstream_ports(objects: list[dict[str, Any]]) -> tuple[UpstreamPort, ...]:
 def bed_for(props: NodeLocalDNSProps, workdir: Path) -> Testbed:
     """A test bed whose kube-proxy serves kube-dns-upstream as the synth of ``props`` declares it."""
     return Testbed(workdir=workdir, upstream_ports=upstream_ports(synthesized_objects(props)))
+
+
+def write_config_map(directory: Path, files: Mapping[str, str]) -> None:
+    """Put ``files`` in ``directory``, swapped in atomically as kubelet does.
+
+    Kubelet's layout: the files in a timestamped ``..<ts>`` directory, ``..data`` a symlink
+    to it, renamed over the old one, and each file name a symlink into ``..data``.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = directory / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.monotonic_ns()}"
+    stamp.mkdir()
+    for name, text in files.items():
+        (stamp / name).write_text(text)
+    data = directory / "..data"
+    old = data.resolve() if data.is_symlink() else None
+    staging = directory / "..data_tmp"
+    staging.symlink_to(stamp.name)
+    staging.rename(data)
+    for name in files:
+        link = directory / name
+        if not link.is_symlink():
+            link.symlink_to(f"..data/{name}")
+    if old is not None:
+        for leftover in old.iterdir():
+            leftover.unlink()
+        old.rmdir()
 
 
 # ------------------------------------------------------------------- the process ---
@@ -265,15 +363,19 @@ class NodeCache:
         binary: Path,
         pidfile: bool = True,
         env: Mapping[str, str] | None = None,
+        setup_interface: bool = False,
     ) -> None:
         """Plan node-cache for ``bed`` from the synth of ``props``; write its ConfigMap volumes.
 
-        ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects.
+        ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects;
+        ``setup_interface=True`` leaves out ``-setupinterface=false``, so node-cache tries to
+        create its dummy interface, which this kernel cannot (only its error is of interest).
         """
         self.bed = bed
         self.invocation = node_cache_invocation(props, kube_dns_upstream_ip=bed.ips.kube_dns_upstream)
         self.binary = binary
         self.pidfile = pidfile
+        self.setup_interface = setup_interface
         self.env = dict(self.invocation.env if env is None else env)
         self.directory = bed.workdir / f"node-cache-{next(_instances)}"
         self.volumes_dir = self.directory / "volumes"
@@ -297,30 +399,8 @@ class NodeCache:
         return target
 
     def write_config_map(self, mount: str, files: Mapping[str, str]) -> None:
-        """Put ``files`` in the volume mounted at ``mount``, swapped in atomically as kubelet does.
-
-        Kubelet's layout: the files in a timestamped ``..<ts>`` directory, ``..data`` a symlink
-        to it, renamed over the old one, and each file name a symlink into ``..data``.
-        """
-        directory = self.volumes_dir / PurePosixPath(mount).relative_to("/")
-        directory.mkdir(parents=True, exist_ok=True)
-        stamp = directory / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.monotonic_ns()}"
-        stamp.mkdir()
-        for name, text in files.items():
-            (stamp / name).write_text(text)
-        data = directory / "..data"
-        old = data.resolve() if data.is_symlink() else None
-        staging = directory / "..data_tmp"
-        staging.symlink_to(stamp.name)
-        staging.rename(data)
-        for name in files:
-            link = directory / name
-            if not link.is_symlink():
-                link.symlink_to(f"..data/{name}")
-        if old is not None:
-            for leftover in old.iterdir():
-                leftover.unlink()
-            old.rmdir()
+        """Put ``files`` in the volume mounted at ``mount``, as kubelet updates a ConfigMap volume."""
+        write_config_map(self.volumes_dir / PurePosixPath(mount).relative_to("/"), files)
 
     def argv(self, container_dir: Path) -> list[str]:
         """The synth's command line for a container whose own files live in ``container_dir``."""
@@ -339,7 +419,9 @@ class NodeCache:
         if "-kubednscm" not in args and KUBE_DNS_CM_DEFAULT in self.invocation.volumes:
             # node-cache reads /etc/kube-dns when that directory exists, as the pod's mount makes it.
             args += ["-kubednscm", str(self._relocate(KUBE_DNS_CM_DEFAULT, container_dir))]
-        return [str(self.binary), *args, "-setupinterface=false"]
+        if not self.setup_interface:
+            args.append("-setupinterface=false")
+        return self.invocation.security.wrap([str(self.binary), *args])
 
     @property
     def rendered_corefile_path(self) -> Path:

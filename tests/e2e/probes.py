@@ -21,6 +21,7 @@ __all__ = [
     "dig",
     "dnat_packets",
     "http_get",
+    "ip6tables_rules",
     "node_cache_rules",
     "scrape",
     "wait_for_loop_self_check",
@@ -188,6 +189,21 @@ def node_cache_rules(namespace: Namespace) -> tuple[str, ...]:
         if line.startswith("*"):
             table = line[1:]
         elif line.startswith("-A ") and any(f'"{comment}"' in line for comment in NODE_CACHE_RULE_COMMENTS):
+            rules.append(f"{table} {line}")
+    return tuple(rules)
+
+
+def ip6tables_rules(namespace: Namespace, save: str = "ip6tables-save") -> tuple[str, ...]:
+    """Every ip6tables rule in ``namespace``, as ``<table> <ip6tables-save line>``, in save order.
+
+    ``save`` names the program: ``ip6tables-legacy-save`` reads the legacy backend's tables.
+    """
+    rules = []
+    table = ""
+    for line in namespace.run(save).splitlines():
+        if line.startswith("*"):
+            table = line[1:]
+        elif line.startswith("-A "):
             rules.append(f"{table} {line}")
     return tuple(rules)
 
