@@ -14,7 +14,7 @@ import pytest
 from kubernetes import client as k8s
 
 from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import CheckResult, load_client, props_source, verify
+from constructs_nld.deploy import CheckResult, deploy, load_client, props_source, verify
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.integration import rest
@@ -132,9 +132,13 @@ def test_healthy_install_passes_every_check(
         "node-taints-tolerated": "pass",
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",
+        "interception-mode": "pass",
         "live-matches-app": "pass",
     }
     assert results["daemonset-healthy"].detail == "ready on 2 node(s); desired 2, ready 2, updated 2"
+    assert results["interception-mode"].detail.startswith(
+        "node-cache (the spec's) on 2 pod(s): node-cache's own NOTRACK rules, unconditional"
+    )
     assert results["live-matches-app"].detail == "7 object(s) as the app configures them"
 
 
@@ -152,7 +156,7 @@ def test_cli_verify_exit_codes(
     set_daemon_set_status(api_client, desired=1, ready=1)
     capsys.readouterr()
     assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 0
-    assert "9 passed, 0 failed" in capsys.readouterr().out
+    assert "10 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_node_without_a_ready_pod_fails_and_names_the_reason(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -455,3 +459,129 @@ def test_a_live_object_that_drifted_from_the_app_fails(cluster: ControlPlane, ap
         == "serviceaccount/kube-system/node-local-dns missing; configmap/kube-system/node-local-dns differs"
     )
     assert result.fix == "python deploy.py --diff to see it; python deploy.py to apply the app"
+
+
+# --- the interception mode ----------------------------------------------------------------------
+
+FALLTHROUGH = NodeLocalDNSProps(interception="fallthrough")
+IMAGE = "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"
+KEEPER_COMMAND = ["/bin/sh", "/etc/nodelocaldns-fallthrough/keeper.sh", "keep"]
+
+
+def deploy_fallthrough(cluster: ControlPlane) -> None:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(client, props_source(FALLTHROUGH), out=lambda line: None)
+
+
+def verify_fallthrough(cluster: ControlPlane) -> dict[str, CheckResult]:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    return {result.name: result for result in verify(client, props_source(FALLTHROUGH), now=LATER)}
+
+
+def add_fallthrough_pod(
+    api: k8s.ApiClient, name: str, node: str, *, keeper_ready: bool = True, restarts: int = 0, waiting: str = ""
+) -> None:
+    """A pod of the fallthrough mode, with the statuses kubelet would write for its two containers."""
+    rest.create(
+        api,
+        "/api/v1/namespaces/kube-system/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
+            "spec": {
+                "nodeName": node,
+                "automountServiceAccountToken": False,
+                "containers": [
+                    {"name": "node-cache", "image": IMAGE, "args": ["-localip", "fd00::10", "-setupiptables=false"]},
+                    {"name": "fallthrough-rules", "image": IMAGE, "command": KEEPER_COMMAND},
+                ],
+            },
+        },
+    )
+    keeper_state = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+    statuses = [
+        {"name": "node-cache", "image": IMAGE, "imageID": "", "ready": True, "restartCount": 0, "state": {}},
+        {
+            "name": "fallthrough-rules",
+            "image": IMAGE,
+            "imageID": "",
+            "ready": keeper_ready,
+            "restartCount": restarts,
+            "state": keeper_state,
+        },
+    ]
+    statuses[0]["state"] = {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+    ready = "True" if keeper_ready else "False"
+    rest.patch_status(
+        api,
+        f"/api/v1/namespaces/kube-system/pods/{name}",
+        {"phase": "Running", "conditions": [{"type": "Ready", "status": ready}], "containerStatuses": statuses},
+    )
+
+
+def test_fallthrough_with_every_keeper_ready_passes(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    deploy_fallthrough(cluster)
+    add_node(api_client, "node-a")
+    add_fallthrough_pod(api_client, "node-local-dns-a", "node-a", restarts=2)
+    add_node(api_client, "node-b")
+    add_fallthrough_pod(api_client, "node-local-dns-b", "node-b")
+    set_daemon_set_status(api_client, desired=2, ready=2)
+
+    results = verify_fallthrough(cluster)
+
+    assert {name for name, r in results.items() if r.status != "pass"} == set()
+    assert results["interception-mode"].detail.startswith(
+        "fallthrough: fallthrough-rules ready on 2 pod(s) (2 restart(s)): the keeper's socket-conditional rules"
+    )
+    assert results["live-matches-app"].detail == "8 object(s) as the app configures them"
+
+
+def test_a_keeper_not_ready_fails_and_names_its_node(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    deploy_fallthrough(cluster)
+    add_node(api_client, "node-a")
+    add_fallthrough_pod(api_client, "node-local-dns-a", "node-a")
+    add_node(api_client, "node-b")
+    add_fallthrough_pod(api_client, "node-local-dns-b", "node-b", keeper_ready=False, restarts=3)
+    add_node(api_client, "node-c")
+    add_fallthrough_pod(api_client, "node-local-dns-c", "node-c", keeper_ready=False, waiting="CrashLoopBackOff")
+
+    result = verify_fallthrough(cluster)["interception-mode"]
+
+    assert result.status == "fail"
+    assert result.detail == (
+        "fallthrough-rules not ready on 2 node(s): node-b (not ready, 3 restart(s)), "
+        "node-c (CrashLoopBackOff, 0 restart(s))"
+    )
+    assert "unconditional NOTRACK of the kube-dns ClusterIP" in result.diagnosis
+    assert result.fix.endswith("kubectl logs -n kube-system <pod> -c fallthrough-rules")
+
+
+def test_pods_still_in_the_other_mode_fail_as_an_unfinished_rollout(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    deploy_fallthrough(cluster)
+    add_node(api_client, "node-a")
+    add_fallthrough_pod(api_client, "node-local-dns-a", "node-a")
+    add_node(api_client, "node-b")
+    add_pod(api_client, "node-local-dns-old", "node-b")
+
+    result = verify_fallthrough(cluster)["interception-mode"]
+
+    assert result.status == "fail"
+    assert result.detail == "1 pod(s) still run the node-cache mode: node-b (node-local-dns-old)"
+    assert result.diagnosis.startswith("the rollout to fallthrough is unfinished: those nodes run node-cache's own")
+    assert result.fix == "kubectl rollout status ds node-local-dns -n kube-system"
+
+
+def test_a_live_daemon_set_of_the_other_mode_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+
+    results = verify_fallthrough(cluster)
+
+    assert results["interception-mode"].status == "fail"
+    assert results["interception-mode"].detail == (
+        "the live DaemonSet runs the node-cache mode, the app configures fallthrough"
+    )
+    assert results["interception-mode"].fix == "python deploy.py"
+    assert results["live-matches-app"].status == "fail"
