@@ -1,22 +1,26 @@
-"""Benchmark what a pod's DNS suffers while node-cache restarts, is killed, or crash-loops.
+"""Benchmark what a pod's DNS suffers while node-cache restarts, is killed, or crash-loops, in each interception mode.
 
 The pod sends resolver-style lookups (a fresh socket each, ``tests/e2e/resolver.py``) to the
-kube-dns ClusterIP at a fixed rate for the whole window, while node-cache 1.26.8 — started
-as the synthesized DaemonSet starts it, on a fresh node of the e2e test bed — goes through:
+kube-dns ClusterIP at a fixed rate for the whole window, while the synthesized pod — on a
+fresh node of the e2e test bed, node-cache 1.26.8 and, in the fallthrough mode, the rule
+keeper (``tests/e2e/pod.py``) — goes through:
 
-(a) **rolling update**: SIGTERM (node-cache removes its rules, then stops), the gap until
-    the new pod's container starts (``--gap``), start;
-(b) **SIGKILL** (an OOM kill): the rules stay behind; kubelet restarts the container after
-    its back-off (``--backoff``);
+(a) **rolling update**: the pod deleted (SIGTERM to its containers: node-cache or the keeper
+    removes the rules), the gap until the new pod starts (``--gap``), start;
+(b) **SIGKILL** of node-cache (an OOM kill): kubelet restarts the container after its
+    back-off (``--backoff``). The spec's mode leaves its rules behind; the keeper's rules
+    stay too, and apply to nothing while nothing listens;
 (c) **crash loop on a bad Corefile**: the ConfigMap gets the preview Corefile (its
-    ``__KUBE_DNS_CLUSTER_IP__`` placeholder in ``bind``), the rollout SIGTERMs the running
-    pod, and every new container exits; kubelet restarts it at its next sync, then after
-    10 s, 20 s, 40 s (CrashLoopBackOff).
+    ``__KUBE_DNS_CLUSTER_IP__`` placeholder in ``bind``), the rollout deletes the running
+    pod, and every new node-cache container exits; kubelet restarts it at its next sync, then
+    after 10 s, 20 s, 40 s (CrashLoopBackOff).
 
-A lookup fails when no answer with records comes within ``--timeout`` (one attempt) or the
-node refuses it (ICMP port unreachable). An outage is a run of failed lookups, from the
-first failed one sent to the next successful one sent. No published figure exists for
-these; they set the goal of the next round.
+Each case runs in both modes: ``node-cache`` (the spec's) and ``fallthrough``. A lookup fails
+when no answer with records comes within ``--timeout`` (one attempt) or the node refuses it
+(ICMP port unreachable). An outage is a run of failed lookups, from the first failed one sent
+to the next successful one sent. A failed lookup is **still failing after one resolver
+timeout** when the first lookup sent ``--timeout`` seconds after it fails too: a resolver's
+retry would fail as well, and the application sees the error. Goal: none, in every case.
 
 Run as root, with the node-cache binary. Prints a markdown table and writes a chart
 (``bench/results/disruption.png``).
@@ -25,7 +29,6 @@ Run as root, with the node-cache binary. Prints a markdown table and writes a ch
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import tempfile
 import time
@@ -36,8 +39,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
+from constructs_nld.fallthrough import Interception  # noqa: E402
 from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
+from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "disruption.png"
@@ -50,6 +55,7 @@ LEAD = 5.0
 """Seconds of steady load before the disruption."""
 CRASH_LOOP_DELAYS = (1.0, 10.0, 20.0, 40.0)
 """Kubelet's restarts of a crashing container: at its next pod sync (about 1 s), then 10 s doubling."""
+MODES: tuple[Interception, ...] = ("node-cache", "fallthrough")
 
 
 @dataclass
@@ -69,62 +75,73 @@ class Case:
 
     name: str
     seconds: float
-    disrupt: Callable[[NodeCache, Timeline, argparse.Namespace], None]
+    disrupt: Callable[[NodeLocalDNSPod, Timeline, argparse.Namespace], None]
 
 
-def start(node_cache: NodeCache, timeline: Timeline) -> None:
-    """Start a container and wait until it serves with its rules in place."""
+def start(pod: NodeLocalDNSPod, timeline: Timeline) -> None:
+    """Start the pod's containers and wait until node-cache serves with the rules in place."""
     timeline.mark("start")
-    node_cache.start()
-    node_cache.wait_serving()
+    pod.start()
+    pod.node_cache.wait_serving()
     timeline.mark("serving")
-    node_cache.wait_rules()
+    pod.wait_ready()
     timeline.mark("rules in place")
 
 
-def rolling_update(node_cache: NodeCache, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(a) SIGTERM, the gap of a new pod, start."""
+def restart_node_cache(pod: NodeLocalDNSPod, timeline: Timeline) -> None:
+    """Start a new node-cache container (the keeper, if any, runs on) and wait until it intercepts."""
+    timeline.mark("start")
+    pod.node_cache.start()
+    pod.node_cache.wait_serving()
+    timeline.mark("serving")
+    pod.wait_ready()
+    timeline.mark("rules in place")
+
+
+def rolling_update(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
+    """(a) The pod deleted, the gap of a new pod, start."""
     timeline.mark("SIGTERM")
-    node_cache.signal(signal.SIGTERM)
-    node_cache.wait_exit(node_cache.invocation.grace_period)
+    pod.stop()
     timeline.mark("exited")
     time.sleep(args.gap)
-    start(node_cache, timeline)
+    start(pod, timeline)
 
 
-def oom_kill(node_cache: NodeCache, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(b) SIGKILL, kubelet's back-off, start."""
+def oom_kill(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
+    """(b) SIGKILL of node-cache, kubelet's back-off, start."""
     timeline.mark("SIGKILL")
-    node_cache.kill()
+    pod.node_cache.kill()
     time.sleep(args.backoff)
-    start(node_cache, timeline)
+    restart_node_cache(pod, timeline)
 
 
-def crash_loop(node_cache: NodeCache, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(c) A bad Corefile rolled out: SIGTERM, then containers that exit, restarted with back-off."""
-    preview = NodeCache(node_cache.bed, NodeLocalDNSProps(), binary=node_cache.binary).invocation
+def crash_loop(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
+    """(c) A bad Corefile rolled out: the pod deleted, then node-cache containers that exit, restarted with back-off."""
+    preview = NodeCache(pod.node_cache.bed, NodeLocalDNSProps(), binary=pod.node_cache.binary).invocation
     mount, files = next((m, f) for m, f in preview.volumes.items() if "Corefile.base" in f)
-    node_cache.write_config_map(mount, files)
+    pod.node_cache.write_config_map(mount, files)
     timeline.mark("bad ConfigMap; SIGTERM")
-    node_cache.signal(signal.SIGTERM)
-    node_cache.wait_exit(node_cache.invocation.grace_period)
+    pod.stop()
     timeline.mark("exited")
     time.sleep(args.gap)
+    timeline.mark("start")
+    pod.start()
     for delay in CRASH_LOOP_DELAYS:
-        timeline.mark("start")
-        node_cache.start()
-        code = node_cache.wait_exit()
+        code = pod.node_cache.wait_exit()
         timeline.mark(f"exit {code}")
         if time.monotonic() + delay > timeline.events[0][0] + args.crash_window:
             return
         time.sleep(delay)
+        timeline.mark("start")
+        pod.node_cache.start()
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """A case's lookups and node-cache's timeline."""
+    """A case's lookups and node-cache's timeline, in one mode."""
 
     case: Case
+    mode: Interception
     result: LoadResult
     timeline: Timeline
 
@@ -134,35 +151,49 @@ class Outcome:
         return self.result.lookups[0].sent
 
 
-def run_case(case: Case, binary: Path, workdir: Path, args: argparse.Namespace) -> Outcome:
-    """One case on a fresh node: node-cache intercepting, steady load, the disruption, the rest of the window."""
-    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a")
+def still_failing(result: LoadResult, timeout: float) -> int:
+    """Failed lookups whose retry one resolver timeout later would fail too: the first lookup sent then failed."""
+    lookups = result.lookups
+    count = 0
+    for index, lookup in enumerate(lookups):
+        if lookup.ok:
+            continue
+        later = next((other for other in lookups[index:] if other.sent >= lookup.sent + timeout), None)
+        if later is not None and not later.ok:
+            count += 1
+    return count
+
+
+def run_case(case: Case, mode: Interception, binary: Path, workdir: Path, args: argparse.Namespace) -> Outcome:
+    """One case on a fresh node: the pod intercepting, steady load, the disruption, the rest of the window."""
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception=mode)
     timeline = Timeline()
     with bed_for(props, workdir) as bed:
-        node_cache = NodeCache(bed, props, binary=binary)
-        node_cache.start()
-        node_cache.wait_ready()
+        pod = NodeLocalDNSPod(bed, props, binary=binary)
+        pod.start()
+        pod.wait_ready()
         load = ResolverLoad(
             bed.pod, bed.ips.kube_dns, NAMES, rate=args.rate, count=int(args.rate * case.seconds), timeout=args.timeout
         )
         try:
             time.sleep(LEAD)
-            case.disrupt(node_cache, timeline, args)
+            case.disrupt(pod, timeline, args)
             result = load.result()
         finally:
             load.stop()
-    return Outcome(case, result, timeline)
+    return Outcome(case, mode, result, timeline)
 
 
 def chart(outcomes: list[Outcome], path: Path, bin_seconds: float = 0.25) -> None:
-    """Per case: answered and failed lookups per time bin, with node-cache's events."""
+    """Per case (rows) and mode (columns): answered and failed lookups per time bin, with node-cache's events."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(outcomes), 1, figsize=(13, 3.2 * len(outcomes)), squeeze=False)
-    for ax, outcome in zip(axes[:, 0], outcomes, strict=True):
+    rows = len(outcomes) // len(MODES)
+    fig, axes = plt.subplots(rows, len(MODES), figsize=(9 * len(MODES), 3.2 * rows), squeeze=False)
+    for ax, outcome in zip(axes.flatten(), outcomes, strict=True):
         width = max(lookup.sent for lookup in outcome.result.lookups) - outcome.start
         bins = int(width / bin_seconds) + 1
         ok = [0] * bins
@@ -184,13 +215,14 @@ def chart(outcomes: list[Outcome], path: Path, bin_seconds: float = 0.25) -> Non
             ax.axvline(x, color="#333333", linewidth=0.8, linestyle="--")
             ax.annotate(", ".join(labels), (x, ax.get_ylim()[1]), rotation=90, va="top", ha="right", fontsize=7)
         ax.set_title(
-            f"{outcome.case.name}: {len(outcome.result.failed)} of {len(outcome.result.lookups)} lookups failed, "
-            f"longest outage {outcome.result.longest_outage():.2f} s",
+            f"{outcome.case.name}, {outcome.mode}: {len(outcome.result.failed)} of {len(outcome.result.lookups)} "
+            f"lookups failed, longest outage {outcome.result.longest_outage():.2f} s",
             fontsize=10,
         )
         ax.set_ylabel(f"lookups per {bin_seconds:g} s")
         ax.set_xlim(0, width)
-    axes[-1, 0].set_xlabel("seconds since the load started")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("seconds since the load started")
     axes[0, 0].legend(loc="lower left", fontsize=8)
     fig.suptitle("Pod lookups to the kube-dns ClusterIP while node-cache 1.26.8 is disrupted")
     fig.tight_layout()
@@ -232,24 +264,41 @@ def main() -> int:
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="nld-disruption-") as tmp:
         for n, case in enumerate(cases):
-            outcomes.append(run_case(case, binary, Path(tmp) / str(n), args))
+            for mode in MODES:
+                outcomes.append(run_case(case, mode, binary, Path(tmp) / f"{n}-{mode}", args))
 
     print(
         f"node-cache: {binary}. Resolver-style lookups from the pod to the kube-dns ClusterIP at {args.rate:g}/s "
         f"(3 cluster names, one attempt, {args.timeout:g} s timeout); gap {args.gap:g} s, "
         f"back-off {args.backoff:g} s; events in seconds after the first lookup.\n"
     )
-    print("| case | lookups | failed | failed % | longest outage s | node-cache timeline |")
-    print("|---|---|---|---|---|---|")
+    header = " | ".join(
+        f"{mode}: failed | {mode}: longest outage s | {mode}: still failing after {args.timeout:g} s" for mode in MODES
+    )
+    print(f"| case | lookups | {header} |")
+    print("|---|---|" + "---|" * 3 * len(MODES))
+    by_case: dict[str, dict[str, Outcome]] = {}
     for outcome in outcomes:
-        lookups = len(outcome.result.lookups)
-        failed = len(outcome.result.failed)
+        by_case.setdefault(outcome.case.name, {})[outcome.mode] = outcome
+    for name, modes in by_case.items():
+        cells = []
+        for mode in MODES:
+            result = modes[mode].result
+            failed = len(result.failed)
+            cells += [
+                f"{failed} ({failed / len(result.lookups):.2%})",
+                f"{result.longest_outage():.2f}",
+                str(still_failing(result, args.timeout)),
+            ]
+        print(f"| {name} | {len(modes[MODES[0]].result.lookups)} | {' | '.join(cells)} |")
+    goal = all(still_failing(o.result, args.timeout) == 0 for o in outcomes if o.mode == "fallthrough")
+    verdict = "met" if goal else "missed"
+    print(f"\nGoal, fallthrough: no lookup still failing after one resolver timeout in any case: {verdict}")
+    print("\nTimelines:")
+    for outcome in outcomes:
         events = ", ".join(f"{label} {when - outcome.start:.2f}" for when, label in outcome.timeline.events)
-        print(
-            f"| {outcome.case.name} | {lookups} | {failed} | {failed / lookups:.2%} "
-            f"| {outcome.result.longest_outage():.2f} | {events} |"
-        )
-    reasons = {outcome.case.name: sorted({lookup.outcome for lookup in outcome.result.failed}) for outcome in outcomes}
+        print(f"- {outcome.case.name}, {outcome.mode}: {events}")
+    reasons = {f"{o.case.name}, {o.mode}": sorted({lookup.outcome for lookup in o.result.failed}) for o in outcomes}
     print(f"\nHow the failed lookups failed: {reasons}")
     chart(outcomes, args.chart)
     print(f"chart: {args.chart}")
