@@ -49,6 +49,7 @@ __all__ = [
     "bed_for",
     "config_map_volumes",
     "find_node_cache_binary",
+    "node_cache_binary_or_skip",
     "node_cache_container",
     "node_cache_invocation",
     "render_runtime_corefile",
@@ -110,6 +111,20 @@ def find_node_cache_binary(environ: Mapping[str, str] = os.environ) -> Path | No
     if DEFAULT_NODE_CACHE_BINARY.is_file() and os.access(DEFAULT_NODE_CACHE_BINARY, os.X_OK):
         return DEFAULT_NODE_CACHE_BINARY
     return None
+
+
+def node_cache_binary_or_skip() -> Path:
+    """The node-cache binary, or a module-level skip of the calling test module.
+
+    Raised here, the skip of every node-cache module is one line of pytest's summary,
+    naming ``NODE_CACHE_BIN``.
+    """
+    import pytest
+
+    binary = find_node_cache_binary()
+    if binary is None:
+        pytest.skip(NODE_CACHE_MISSING, allow_module_level=True)
+    return binary
 
 
 def synthesized_objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:

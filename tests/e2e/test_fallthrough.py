@@ -26,19 +26,11 @@ import pytest
 from constructs_nld import NodeLocalDNSProps
 from tests.e2e import kubeproxy, probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, Security, bed_for, find_node_cache_binary
+from tests.e2e.nodecache import NodeCache, Security, bed_for, node_cache_binary_or_skip
 from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
 from tests.e2e.resolver import ResolverLoad
 
-
-def _binary_or_skip() -> Path:
-    binary = find_node_cache_binary()
-    if binary is None:
-        pytest.skip(NODE_CACHE_MISSING, allow_module_level=True)
-    return binary
-
-
-NODE_CACHE_BINARY = _binary_or_skip()
+NODE_CACHE_BINARY = node_cache_binary_or_skip()
 
 CLUSTER_IP = "fd00:ec2::a"
 LOCAL_IP = "fd00::10"

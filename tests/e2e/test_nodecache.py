@@ -23,19 +23,10 @@ import pytest
 from constructs_nld import CacheSettings, NodeLocalDNSProps, Ports
 from tests.e2e import kubeproxy, probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary
+from tests.e2e.nodecache import NodeCache, bed_for, node_cache_binary_or_skip
 from tests.e2e.resolver import ResolverLoad
 
-
-def _binary_or_skip() -> Path:
-    """The node-cache binary; without it the whole module is skipped, one line in the summary."""
-    binary = find_node_cache_binary()
-    if binary is None:
-        pytest.skip(NODE_CACHE_MISSING, allow_module_level=True)
-    return binary
-
-
-NODE_CACHE_BINARY = _binary_or_skip()
+NODE_CACHE_BINARY = node_cache_binary_or_skip()
 
 CLUSTER_IP = "fd00:ec2::a"
 """kube-dns, the tenth address of the service range, as the test bed (and AWS) allocate it."""
