@@ -42,23 +42,19 @@ from constructs_nld.props import Ports, canonical_ipv6, check_types
 
 __all__ = [
     "CHAINS",
-    "FALLTHROUGH",
+    "KEEPER_COMMAND",
+    "READINESS_COMMAND",
+    "SETUP_IPTABLES_OFF",
+    "FallthroughRules",
     "Interception",
     "Jump",
-    "KEEPER_COMMAND",
-    "NODE_CACHE_INTERCEPTION",
-    "READINESS_COMMAND",
     "Rule",
-    "FallthroughRules",
     "interception_of",
     "is_keeper",
 ]
 
 Interception = Literal["node-cache", "fallthrough"]
 """Who diverts the pods' queries to node-cache: node-cache's own rules, or the fallthrough keeper's."""
-
-NODE_CACHE_INTERCEPTION: Final = "node-cache"
-FALLTHROUGH: Final = "fallthrough"
 
 SETUP_IPTABLES_OFF: Final = "-setupiptables=false"
 """The node-cache flag of the fallthrough mode: node-cache writes no rule of its own."""
@@ -78,11 +74,6 @@ class Jump:
     table: Table
     builtin: str
     target: str
-
-    @property
-    def spec(self) -> tuple[str, ...]:
-        """``-j <our chain>``."""
-        return ("-j", self.target)
 
 
 CHAINS: Final = (
