@@ -42,11 +42,11 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver, kubectl and CoreDNS, built from source through the Go module proxy into .cache/
+# etcd, kube-apiserver, kubectl, kubelet-env (ours) and CoreDNS, built from source through the Go module proxy into .cache/
 # (reused when present). node-cache is never built here: the tests find a binary outside the
 # repository (README, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
+	bash tools/build-binaries.sh etcd kube-apiserver kubectl kubelet-env coredns
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.

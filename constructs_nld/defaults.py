@@ -12,6 +12,7 @@ from typing import Final, Literal
 __all__ = [
     "ALERTS_NAMESPACE",
     "ALERT_ROUTING_LABELS",
+    "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
     "CLUSTER_DOMAIN",
@@ -85,11 +86,13 @@ POD_MONITOR_NAME: Final = "nodelocaldns"
 PROMETHEUS_RULE_NAME: Final = "nodelocaldns-alerts"
 CONTAINER_NAME: Final = "node-cache"
 
-# --- labels -------------------------------------------------------------------------------
+# --- labels and annotations ---------------------------------------------------------------
 NODE_CACHE_APP_LABEL: Final = {"k8s-app": "node-local-dns"}
 KUBE_DNS_SELECTOR: Final = {"k8s-app": "kube-dns"}
 MANAGED_BY_LABEL: Final = {"app.kubernetes.io/managed-by": "osdc-base"}
 MONITORING_LABELS: Final = {"app.kubernetes.io/part-of": "osdc-monitoring"}
+ARGOCD_SYNC_WAVE_ANNOTATION: Final = "argocd.argoproj.io/sync-wave"
+"""Argo CD applies lower waves first and waits for them to be healthy."""
 
 # --- addresses and ports ------------------------------------------------------------------
 LOCAL_IP: Final = "fd00::10"

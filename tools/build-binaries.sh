@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kubectl and coredns from source, through the Go
+# Build etcd, kube-apiserver, kubectl, kubelet-env and coredns from source, through the Go
 # module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
 # cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
@@ -40,7 +40,7 @@ COREDNS_VERSION=v1.13.2
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kubectl coredns)
+ALL_BINARIES=(etcd kube-apiserver kubectl kubelet-env coredns)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -63,7 +63,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kubectl|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kubectl|kubelet-env|coredns) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -176,7 +176,7 @@ write_wrapper() {
     echo
     extra=${5:-}
     if [[ -n ${extra//[[:space:]]/} ]]; then printf '%s\n' "$extra"; echo; fi
-    echo "tool $4"
+    [[ -z $4 ]] || echo "tool $4"
   } >"$dir/go.mod"
 }
 
@@ -207,9 +207,10 @@ build_etcd() {
   go_build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$sha"
 }
 
-# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
-build_kubernetes_cmd() {
-  local name=$1 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
+# kubernetes_wrapper NAME TOOLPKG: a wrapper module requiring k8s.io/kubernetes at
+# $KUBE_VERSION with its staging modules at their published tags; sets KUBE_LDFLAGS.
+kubernetes_wrapper() {
+  local name=$1 tool=$2 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
   rec=$(mod_download "k8s.io/kubernetes@$KUBE_VERSION")
   gomod=$(json_field GoMod <<<"$rec")
   [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "KUBE_VERSION '$KUBE_VERSION' is not vMAJOR.MINOR.PATCH"
@@ -225,8 +226,7 @@ build_kubernetes_cmd() {
   replaces+=$'\n)'
   m=$(gomod_replaces "$gomod")
   [[ -z $m ]] || replaces+=$'\n'"$m"
-  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
-    "k8s.io/kubernetes/cmd/$name" "$replaces"
+  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" "$tool" "$replaces"
   # As hack/lib/version.sh (kube::version::ldflags) does, for both packages.
   kv() { ldflags+=" -X 'k8s.io/client-go/pkg/version.$1=$2' -X 'k8s.io/component-base/version.$1=$2'"; }
   kv buildDate "$(date ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -236,11 +236,25 @@ build_kubernetes_cmd() {
   kv gitVersion "$KUBE_VERSION"
   kv gitMajor "$major"
   kv gitMinor "$minor"
-  go_build "$name" "k8s.io/kubernetes/cmd/$name" "$ldflags"
+  KUBE_LDFLAGS=$ldflags
+}
+
+# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
+build_kubernetes_cmd() {
+  kubernetes_wrapper "$1" "k8s.io/kubernetes/cmd/$1"
+  go_build "$1" "k8s.io/kubernetes/cmd/$1" "$KUBE_LDFLAGS"
 }
 
 build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
 build_kubectl() { build_kubernetes_cmd kubectl; }
+
+# kubelet-env: our own tools/kubelet-env, kubelet's Service variables and $(VAR) expansion
+# compiled from the same Kubernetes release, for the data-plane tests of portable output.
+build_kubelet_env() {
+  kubernetes_wrapper kubelet-env ""
+  cp "$REPO_ROOT/tools/kubelet-env/main.go" "$SRC_DIR/kubelet-env/"
+  go_build kubelet-env . "-s -w"
+}
 
 build_coredns() {
   local rec gomod
@@ -257,6 +271,7 @@ version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
     kube-apiserver|kubectl) echo "$KUBE_VERSION" ;;
+    kubelet-env) echo "$KUBE_VERSION main.go=$(sha256sum "$REPO_ROOT/tools/kubelet-env/main.go" | cut -c1-12)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
   esac
 }
@@ -308,6 +323,10 @@ verify() {
     kube-apiserver)
       out=$(one_line "$bin" --version)
       [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify kube-apiserver: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
+      ;;
+    kubelet-env)
+      out=$(echo '{"namespace":"ns","services":[{"metadata":{"name":"my-svc","namespace":"ns"},"spec":{"clusterIP":"fd00::1","ports":[{"port":53}]}}],"container":{"name":"c","args":["$(MY_SVC_SERVICE_HOST)"]}}' | "$bin")
+      [[ $out == *'"args":["fd00::1"]'* ]] || { echo "verify kubelet-env: expected the args expanded, got: $out" >&2; return 1; }
       ;;
     kubectl)
       out=$(one_line "$bin" version --client)

@@ -3,11 +3,14 @@
 :func:`node_cache_invocation` reads everything from ``synthesize(props)`` — the DaemonSet's
 container args, probe, ports and grace period, the ConfigMap volumes and where they are
 mounted, the kube-dns-upstream Service — never retyped, so node-cache runs here with exactly
-what a cluster gives it. :class:`NodeCache` runs that invocation with the real binary in the
-test bed's node namespace, adding only ``-setupinterface=false`` (this kernel has no dummy
-interfaces; the addresses are on the node's ``lo``) and file paths relocated into a
-directory of the test (the pod's volumes and each container's own files), as a private
-mount namespace would.
+what a cluster gives it. What kubelet adds — the Service variables of the pod's namespace,
+and ``$(VAR)`` expanded in the args — comes from kubelet's own code of Kubernetes v1.34
+(``tools/kubelet-env``, built by ``tools/build-binaries.sh kubelet-env``).
+
+:class:`NodeCache` runs that invocation with the real binary in the test bed's node
+namespace, adding only ``-setupinterface=false`` (this kernel has no dummy interfaces; the
+addresses are on the node's ``lo``) and file paths relocated into a directory of the test
+(the pod's volumes and each container's own files), as a private mount namespace would.
 
 :func:`render_runtime_corefile` is node-cache 1.26.8's own rendering of ``Corefile.base``
 (``updateCorefile`` in ``cmd/node-cache/app/configmap.go``), for loading the Corefile on
@@ -19,6 +22,7 @@ The binary is never built by this repository: :func:`find_node_cache_binary` loo
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -32,7 +36,7 @@ from typing import Any, Literal, cast
 from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
 from tests.e2e import probes
-from tests.e2e.netns import Testbed, UpstreamPort
+from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
 
 __all__ = [
     "DEFAULT_NODE_CACHE_BINARY",
@@ -42,7 +46,10 @@ __all__ = [
     "NodeCacheExitedError",
     "NodeCacheInvocation",
     "RULES_PER_LOCAL_IP",
+    "KUBELET_ENV_BINARY",
     "bed_for",
+    "cluster_services",
+    "kubelet_env",
     "find_node_cache_binary",
     "node_cache_invocation",
     "render_runtime_corefile",
@@ -84,6 +91,9 @@ KUBE_DNS_CM_DEFAULT = "/etc/kube-dns"
 PATH_FLAGS = ("-conf", "-pidfile", "-basecorefile", "-kubednscm")
 """node-cache flags whose value is a path in the container: relocated under the test's directory."""
 
+KUBELET_ENV_BINARY = REPO_ROOT / ".cache" / "bin" / "kubelet-env"
+"""kubelet's Service variables and ``$(VAR)`` expansion (``tools/kubelet-env``), built from Kubernetes v1.34."""
+
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """``PATH`` of the container: node-cache runs ``ip6tables`` from it."""
 
@@ -123,9 +133,56 @@ def _flag(args: list[str], flag: str) -> str:
     return args[args.index(flag) + 1]
 
 
-def _service_env(name: str) -> str:
-    """Kubelet's Service environment variable prefix, as node-cache's ``toSvcEnv`` reads it."""
-    return name.upper().replace("-", "_")
+def cluster_services(ips: ClusterIPs, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cluster's Services as the API server returns them: the test bed's, and the synth's kube-dns-upstream.
+
+    kube-dns has CoreDNS's two ports; every other Service of the test bed its named TCP
+    ports (or DNS's 53); kube-dns-upstream is the synthesized Service with the ClusterIP
+    the test bed allocated to it.
+    """
+    services: list[dict[str, Any]] = []
+    for record in ips.services():
+        if record.name == "kube-dns-upstream":
+            continue
+        if record.name == "kube-dns":
+            ports = [
+                {"name": "dns", "port": 53, "protocol": "UDP"},
+                {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+            ]
+        else:
+            ports = [{"name": name, "port": port, "protocol": "TCP"} for name, port in record.tcp_ports] or [
+                {"name": "dns", "port": 53, "protocol": "UDP"}
+            ]
+        services.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": record.name, "namespace": record.namespace},
+                "spec": {"clusterIP": record.cluster_ip, "ports": ports},
+            }
+        )
+    args = _one(objects, "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["args"]
+    upstream = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
+    services.append({**upstream, "spec": {**upstream["spec"], "clusterIP": ips.kube_dns_upstream}})
+    return services
+
+
+def kubelet_env(
+    *, namespace: str, enable_service_links: bool | None, services: list[dict[str, Any]], container: dict[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """The environment and the args kubelet gives ``container`` of a pod in ``namespace``: kubelet's own code."""
+    if not KUBELET_ENV_BINARY.is_file():
+        raise FileNotFoundError(f"{KUBELET_ENV_BINARY} missing: run `bash tools/build-binaries.sh kubelet-env`")
+    request: dict[str, Any] = {"namespace": namespace, "services": services, "container": container}
+    if enable_service_links is not None:
+        request["enableServiceLinks"] = enable_service_links
+    done = subprocess.run(
+        [str(KUBELET_ENV_BINARY)], input=json.dumps(request), capture_output=True, text=True, timeout=30, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"kubelet-env exited {done.returncode}: {done.stderr.strip()}")
+    result = json.loads(done.stdout)
+    return dict(result["env"]), list(result["args"] or [])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +193,7 @@ class NodeCacheInvocation:
     """The exact command line: the image entrypoint and the container args."""
 
     env: Mapping[str, str]
-    """What kubelet injects for the ``-upstreamsvc`` Service: ``<NAME>_SERVICE_HOST`` and ports."""
+    """What kubelet injects: the Service variables of the pod's namespace (``KUBE_DNS_UPSTREAM_SERVICE_HOST``…)."""
 
     volumes: Mapping[str, Mapping[str, str]]
     """ConfigMap volumes by mount path: file name → content. An optional ConfigMap the synth
@@ -161,24 +218,31 @@ class NodeCacheInvocation:
     """``terminationGracePeriodSeconds``: how long a SIGTERMed node-cache may take before SIGKILL."""
 
 
-def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str) -> NodeCacheInvocation:
+def node_cache_invocation(
+    props: NodeLocalDNSProps,
+    *,
+    ips: ClusterIPs,
+    enable_service_links: bool | None = None,
+    missing_services: tuple[str, ...] = (),
+) -> NodeCacheInvocation:
     """node-cache's command line, environment, volumes and Corefile, from the synth of ``props``.
 
-    ``kube_dns_upstream_ip`` is the ClusterIP the API server gave kube-dns-upstream: kubelet
-    passes it as ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
+    ``ips`` are the ClusterIPs of the cluster's Services, kube-dns-upstream's among them:
+    kubelet's code turns them into the container's Service variables and expands the
+    args with them. ``enable_service_links`` overrides the pod spec's field (None: the
+    synth's, where unset means on); ``missing_services`` did not exist yet when the
+    container started.
     """
     objects = synthesized_objects(props)
     daemon_set = _one(objects, "DaemonSet")
     pod = daemon_set["spec"]["template"]["spec"]
     (container,) = pod["containers"]
-    args = [str(arg) for arg in container["args"]]
-    upstream_name = _flag(args, "-upstreamsvc")
-    upstream = _one(objects, "Service", upstream_name)
-    env = {f"{_service_env(upstream_name)}_SERVICE_HOST": kube_dns_upstream_ip}
-    ports = upstream["spec"]["ports"]
-    env[f"{_service_env(upstream_name)}_SERVICE_PORT"] = str(ports[0]["port"])
-    for port in ports:
-        env[f"{_service_env(upstream_name)}_SERVICE_PORT_{_service_env(port['name'])}"] = str(port["port"])
+    env, args = kubelet_env(
+        namespace=daemon_set["metadata"]["namespace"],
+        enable_service_links=pod.get("enableServiceLinks") if enable_service_links is None else enable_service_links,
+        services=[s for s in cluster_services(ips, objects) if s["metadata"]["name"] not in missing_services],
+        container=container,
+    )
 
     config_maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap"}
     volumes: dict[str, dict[str, str]] = {}
@@ -265,13 +329,19 @@ class NodeCache:
         binary: Path,
         pidfile: bool = True,
         env: Mapping[str, str] | None = None,
+        enable_service_links: bool | None = None,
+        missing_services: tuple[str, ...] = (),
     ) -> None:
         """Plan node-cache for ``bed`` from the synth of ``props``; write its ConfigMap volumes.
 
-        ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects.
+        ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects;
+        ``enable_service_links`` overrides the pod spec's field, as a webhook or a hand edit might;
+        ``missing_services`` did not exist when kubelet started the container.
         """
         self.bed = bed
-        self.invocation = node_cache_invocation(props, kube_dns_upstream_ip=bed.ips.kube_dns_upstream)
+        self.invocation = node_cache_invocation(
+            props, ips=bed.ips, enable_service_links=enable_service_links, missing_services=missing_services
+        )
         self.binary = binary
         self.pidfile = pidfile
         self.env = dict(self.invocation.env if env is None else env)

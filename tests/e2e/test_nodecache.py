@@ -528,29 +528,3 @@ def test_non_default_health_and_metrics_ports_work_on_the_binary(
         for port in unused:
             with pytest.raises(RuntimeError, match="Connection refused"):
                 probes.http_get(bed.cluster_dns, f"http://[{NODE_IP}]:{port}/")
-
-
-def test_dns_port_5353_today_black_holes_the_pods_lookups(tmp_path: Path) -> None:
-    """``Ports(dns=5353)`` as the library synthesizes it now: pins what breaks on the binary.
-
-    The Corefile's blocks listen on 5353, but node-cache writes its NOTRACK and ACCEPT rules
-    for CoreDNS's ``-dns.port`` (53: the args pass none). The pods' queries to the kube-dns
-    ClusterIP, port 53, are delivered to the node where nothing listens on 53; cluster names
-    asked on 5353 go to kube-dns-upstream on port 53, which that Service (now 5353 → 5353)
-    does not serve. Only external names work, on 5353.
-    """
-    require_root()
-    props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, ports=Ports(dns=5353))
-    with bed_for(props, tmp_path) as bed:
-        node_cache = NodeCache(bed, props, binary=NODE_CACHE_BINARY)
-        assert "-dns.port" not in node_cache.invocation.argv
-        node_cache.start()
-        node_cache.wait_ready()
-
-        assert set(probes.node_cache_rules(bed.node)) == expected_rules(dns_port=53)
-        refused = probes.dig(bed.pod, "kubernetes.default.svc.cluster.local")
-        assert "connection refused" in refused.output.lower(), refused.output
-        cluster_name = probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", server=LOCAL_IP, port=5353)
-        assert cluster_name.status in ("", "SERVFAIL"), cluster_name.output
-        external = probes.dig(bed.pod, "example.com", server=LOCAL_IP, port=5353)
-        assert external.answers == ("2001:db8::e1",), external.output

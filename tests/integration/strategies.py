@@ -447,6 +447,8 @@ NODE_LOCAL_DNS_PROPS = props(
         "alerts": ALERTS,
         "scrape_interval": DURATIONS,
         "monitoring": BOOLEANS,
+        "portable": BOOLEANS,
+        "argocd_sync_waves": BOOLEANS,
     },
 )
 
@@ -558,6 +560,7 @@ DAEMON_SET_PROPS = props(
         "image_pull_policy": PULL_POLICIES,
         "local_ip": ADDRESSES,
         "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "portable": BOOLEANS,
         "tolerations": TOLERATIONS,
         "cpu_request": QUANTITIES,
         "memory_request": QUANTITIES,

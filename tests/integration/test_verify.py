@@ -129,6 +129,7 @@ def test_healthy_install_passes_every_check(
         "upstream-service-selects-kube-dns": "pass",
         "no-unsubstituted-placeholder": "pass",
         "pods-created-after-upstream-service": "pass",
+        "node-cache-intercepts-kube-dns": "pass",
         "node-taints-tolerated": "pass",
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",
@@ -152,7 +153,7 @@ def test_cli_verify_exit_codes(
     set_daemon_set_status(api_client, desired=1, ready=1)
     capsys.readouterr()
     assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 0
-    assert "9 passed, 0 failed" in capsys.readouterr().out
+    assert "10 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_node_without_a_ready_pod_fails_and_names_the_reason(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:

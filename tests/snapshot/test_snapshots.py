@@ -110,6 +110,10 @@ def test_full_synth_custom_props(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(props) == snapshot
 
 
+def test_full_synth_portable_with_argocd_sync_waves(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(portable=True, argocd_sync_waves=True)) == snapshot
+
+
 def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(monitoring=False)) == snapshot
 

@@ -28,6 +28,7 @@ from constructs_nld import (
     ServiceAccountProps,
     UpstreamService,
     UpstreamServiceProps,
+    find_unresolved_placeholders,
     synthesize,
 )
 
@@ -546,3 +547,45 @@ def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Ca
 def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
     with pytest.raises(ValueError, match=r"^props: must be a NodeLocalDNSProps, got UpstreamServiceProps"):
         NodeLocalDNS(cdk8s.App(), "nld", UpstreamServiceProps())  # type: ignore[arg-type]
+
+
+# --- portable output and GitOps ordering ------------------------------------------------------
+def test_portable_output_takes_the_cluster_ip_from_kubelet_and_holds_no_placeholder_of_ours() -> None:
+    objects = {obj["kind"]: obj for chart in synthesize(NodeLocalDNSProps(portable=True)) for obj in chart.objects}
+
+    args = objects["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["-localip", "fd00::10,$(KUBE_DNS_SERVICE_HOST)"]
+    corefile = objects["ConfigMap"]["data"]["Corefile"]
+    assert [line.strip() for line in corefile.splitlines() if line.strip().startswith("bind ")] == [
+        "bind __PILLAR__LOCAL__DNS__"
+    ] * 4
+    assert "health [fd00::10]:8080" in corefile
+    assert find_unresolved_placeholders(list(objects.values())) == []
+
+
+def test_fails_when_portable_is_given_an_address() -> None:
+    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: must be unset with portable=True, got 'fd00:ec2::a'"):
+        NodeLocalDNSProps(portable=True, kube_dns_cluster_ip="fd00:ec2::a")
+
+
+def test_argocd_sync_waves_order_services_workload_monitoring() -> None:
+    waves = {
+        (chart.role, obj["kind"]): obj["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]
+        for chart in synthesize(NodeLocalDNSProps(argocd_sync_waves=True))
+        for obj in chart.objects
+    }
+
+    assert waves == {
+        ("services", "Service"): "0",
+        ("workload", "ServiceAccount"): "1",
+        ("workload", "ConfigMap"): "1",
+        ("workload", "DaemonSet"): "1",
+        ("monitoring", "PodMonitor"): "2",
+        ("monitoring", "PrometheusRule"): "2",
+    }
+
+
+def test_no_sync_wave_annotation_by_default() -> None:
+    for chart in synthesize(NodeLocalDNSProps()):
+        for obj in chart.objects:
+            assert "annotations" not in obj["metadata"], obj["kind"]
