@@ -11,9 +11,10 @@ DaemonSet's namespace, name and container), over a window ending now:
    ``baseline_window`` before node-cache's first scrape, or a rate given by hand;
 4. ``kube_pod_container_status_restarts_total`` of the node-cache container flat.
 
-Each signal passes, fails, or has not enough data: its series must be present at
-:data:`MIN_COVERAGE` of the window's steps (one step per scrape interval of the app's
-PodMonitor, coarser for long windows), else the soak cannot say. A failure is conclusive
+Each signal passes, fails, or has not enough data: its series must have a current value
+(a sample in the last five minutes) at :data:`MIN_COVERAGE` of the window's steps (one step
+per scrape interval of the app's PodMonitor, coarser for long windows), else the soak
+cannot say. A failure is conclusive
 even on partial data. The verdict is ``FAIL`` if any signal failed, else ``NOT ENOUGH DATA``
 if any lacked data, else ``PASS``.
 """
@@ -73,6 +74,8 @@ MAX_STEPS: Final = 10_000
 SEARCH: Final = 30 * 86400.0
 """How far back node-cache's first scrape is looked for (beyond Prometheus' usual 15-day retention)."""
 DEFAULT_SCRAPE_INTERVAL: Final = 60.0
+LOOKBACK: Final = 300.0
+"""Prometheus' lookback: a series with a sample this recent has a current value."""
 
 _DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
 _UNITS: Final = (365 * 86400, 7 * 86400, 86400, 3600, 60, 1, 0.001)
@@ -264,6 +267,15 @@ class _Soak:
         expected = int((last - first) // self.step) + 1
         return min(1.0, len(present) / expected) if expected else 0.0
 
+    def _present(self, selector: str) -> str:
+        """Whether ``selector`` has a sample in the last :data:`LOOKBACK` (or two steps) at each step.
+
+        Prometheus' own notion of a current value. Range functions skip the staleness
+        markers written when a target goes, so the seconds between a pod's replacement and
+        its successor's first scrape are not a gap; hours without a sample are.
+        """
+        return f"count(last_over_time({selector}[{round(max(LOOKBACK, 2 * self.step))}s]))"
+
     def _enough(self, coverage: float) -> bool:
         return coverage >= MIN_COVERAGE
 
@@ -286,7 +298,7 @@ class _Soak:
     def setup_errors(self) -> SignalResult:
         name, expected = "node-cache setup errors", "flat at 0"
         metric = f"coredns_nodecache_setup_errors_total{{{self._nld}}}"
-        coverage = self._coverage(self._series(f"count({metric})"))
+        coverage = self._coverage(self._series(self._present(metric)))
         worst = self.api.query(f"max by (errortype) (max_over_time({metric}[{self._range()}]))", self.end)
         errors = {s.labels.get("errortype", "?"): s.samples[0][1] for s in worst if s.samples[0][1] > 0}
         if errors:
@@ -339,7 +351,7 @@ class _Soak:
         name = "cluster CoreDNS QPS"
         expected = f">= {MIN_QPS_DROP:.0%} below pre-NLD"
         metric = f'coredns_dns_requests_total{{job="{self.t.coredns_job}"}}'
-        coverage = self._coverage(self._series(f"count({metric})"))
+        coverage = self._coverage(self._series(self._present(metric)))
         if not self._enough(coverage):
             return SignalResult(name, expected, _missing(coverage, f"{self.t.coredns_job} series"), coverage, "no data")
         now_qps = self.api.value(f"sum(rate({metric}[{self._range()}]))", self.end) or 0.0
@@ -354,7 +366,7 @@ class _Soak:
                 )
                 return SignalResult(name, expected, observed, coverage, "no data")
             width = self.options.baseline_window
-            before = self._series(f"count({metric})", first - width, first)
+            before = self._series(self._present(metric), first - width, first)
             baseline_coverage = self._coverage(before, first - width, first)
             coverage = min(coverage, baseline_coverage)
             if not self._enough(baseline_coverage):
@@ -375,7 +387,7 @@ class _Soak:
 
     def restarts(self) -> SignalResult:
         name, expected = "node-cache restarts", "flat"
-        coverage = self._coverage(self._series(f"count({self._restarts})"))
+        coverage = self._coverage(self._series(self._present(self._restarts)))
         by_pod = self.api.query(f"sum by (pod) (increase({self._restarts}[{self._range()}]))", self.end)
         restarted = sorted(
             ((s.samples[0][1], s.labels.get("pod", "?")) for s in by_pod if s.samples[0][1] > 0), reverse=True
