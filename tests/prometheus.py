@@ -180,11 +180,6 @@ class Prometheus:
         """What Prometheus printed so far."""
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-    def reload(self) -> None:
-        """Re-read the configuration and rule files (SIGHUP, as config-reloader's ``/-/reload``)."""
-        if self._process is not None:
-            self._process.send_signal(1)
-
     def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 60, interval: float = 1) -> float:
         """Poll ``check`` until true; return the seconds it took, or fail naming ``what``."""
         began = time.monotonic()

@@ -1,4 +1,4 @@
-"""A small client of the Prometheus HTTP API (``/api/v1``): instant and range queries, alerts, targets.
+"""A small client of the Prometheus HTTP API (``/api/v1``): instant and range queries, alerts.
 
 The standard library's ``urllib`` only: ``soak`` needs a handful of GETs, and the API is
 plain JSON. Errors become :class:`PrometheusError` (could not ask, or Prometheus refused the
@@ -106,7 +106,3 @@ class PrometheusAPI:
     def alerts(self) -> list[dict[str, Any]]:
         """Active alerts (pending and firing), as ``/api/v1/alerts`` lists them."""
         return list(self._get("/api/v1/alerts")["alerts"])
-
-    def targets(self) -> list[dict[str, Any]]:
-        """Active scrape targets, as ``/api/v1/targets`` lists them."""
-        return list(self._get("/api/v1/targets", {"state": "active"})["activeTargets"])
