@@ -73,6 +73,7 @@ bench: setup system binaries
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py
 	$(PY) bench/disruption.py
+	$(PY) bench/soak.py
 
 clean:
 	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

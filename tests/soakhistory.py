@@ -44,6 +44,8 @@ class Cluster:
     """When the node-cache container restarts."""
     coredns_from: float | None = None
     """Cluster CoreDNS's first scrape. Default: - ``start``."""
+    nodes: int = 1
+    """Nodes, each with its node-cache pod; the setup errors and restarts above happen on the first."""
 
     def times(self, since: float) -> Iterator[float]:
         """The sample times from ``since`` to the end."""
@@ -53,13 +55,13 @@ class Cluster:
                 yield t
             t += STEP
 
-    def pod_spans(self) -> list[tuple[str, float, float]]:
-        """(pod name, from, to) of each node-cache pod: a new one after each rollout."""
+    def pod_spans(self, node: int = 0) -> list[tuple[str, float, float]]:
+        """(pod name, from, to) of each node-cache pod of ``node``: a new one after each rollout."""
         spans, begin = [], self.nld_from
         for index, at in enumerate(sorted(self.rollouts)):
-            spans.append((f"{self.daemon_set}-{index:05d}", begin, at + STEP))
+            spans.append((f"{self.daemon_set}-{node * 1000 + index:05d}", begin, at + STEP))
             begin = at + 2 * STEP
-        spans.append((f"{self.daemon_set}-{len(self.rollouts):05d}", begin, self.end))
+        spans.append((f"{self.daemon_set}-{node * 1000 + len(self.rollouts):05d}", begin, self.end))
         return spans
 
 
@@ -68,22 +70,31 @@ def _labels(**labels: str) -> str:
 
 
 def _node_cache(c: Cluster) -> Iterator[str]:
-    for pod, begin, end in c.pod_spans():
-        target = {"job": c.job, "namespace": c.namespace, "pod": pod, "container": "node-cache", "node": "node-1"}
-        for endpoint, port in (("metrics", 9253), ("metrics-binary", 9353)):
-            labels = _labels(**target, endpoint=endpoint, instance=f"[fd01::1]:{port}")
-            yield from (f"up{labels} 1 {t:.0f}" for t in c.times(begin) if t <= end)
-    for pod, begin, end in c.pod_spans():
+    for node in range(c.nodes):
+        for pod, begin, end in c.pod_spans(node):
+            target = {"job": c.job, "namespace": c.namespace, "pod": pod, "container": "node-cache"}
+            for endpoint, port in (("metrics", 9253), ("metrics-binary", 9353)):
+                labels = _labels(
+                    **target, node=f"node-{node + 1}", endpoint=endpoint, instance=f"[fd01::{node + 1:x}]:{port}"
+                )
+                yield from (f"up{labels} 1 {t:.0f}" for t in c.times(begin) if t <= end)
+    for node in range(c.nodes):
+        yield from _setup_errors(c, node)
+
+
+def _setup_errors(c: Cluster, node: int) -> Iterator[str]:
+    for pod, begin, end in c.pod_spans(node):
         # Two of node-cache's five errortypes: enough to tell them apart, cheaper to backfill.
         for errortype in ("configmap", "iptables"):
             labels = _labels(
-                job=c.job, namespace=c.namespace, pod=pod, container="node-cache", node="node-1",
-                endpoint="metrics-binary", instance="[fd01::1]:9353", errortype=errortype,
+                job=c.job, namespace=c.namespace, pod=pod, container="node-cache", node=f"node-{node + 1}",
+                endpoint="metrics-binary", instance=f"[fd01::{node + 1:x}]:9353", errortype=errortype,
             )  # fmt: skip
+            counted = c.setup_errors_at if errortype == "iptables" and node == 0 else ()
             for t in c.times(begin):
                 if t > end:
                     break
-                count = sum(1 for at in c.setup_errors_at if begin <= at <= t) if errortype == "iptables" else 0
+                count = sum(1 for at in counted if begin <= at <= t)
                 yield f"coredns_nodecache_setup_errors_total{labels} {count} {t:.0f}"
 
 
@@ -100,27 +111,30 @@ def _rolling(c: Cluster, t: float) -> tuple[int, int]:
 
 def _kube_state_metrics(c: Cluster) -> Iterator[str]:
     ds = {"job": "monitoring/kube-state-metrics", "namespace": c.namespace, "daemonset": c.daemon_set}
+    # The first node's pod rolls and goes unavailable as told; the others stay updated and available.
     for name, index in (
         ("kube_daemonset_status_desired_number_scheduled", -1),
         ("kube_daemonset_status_updated_number_scheduled", 0),
         ("kube_daemonset_status_number_unavailable", 1),
     ):
         for t in c.times(c.nld_from):
-            value = 1 if index < 0 else _rolling(c, t)[index]
+            value = c.nodes if index < 0 else _rolling(c, t)[index] + (c.nodes - 1 if index == 0 else 0)
             yield f"{name}{_labels(**ds)} {value} {t:.0f}"
-    for pod, begin, end in c.pod_spans():
-        labels = _labels(
-            job="monitoring/kube-state-metrics",
-            namespace=c.namespace,
-            pod=pod,
-            uid=f"uid-{pod}",
-            container="node-cache",
-        )
-        for t in c.times(begin):
-            if t > end:
-                break
-            restarts = sum(1 for at in c.restarts_at if begin <= at <= t)
-            yield f"kube_pod_container_status_restarts_total{labels} {restarts} {t:.0f}"
+    for node in range(c.nodes):
+        counted = c.restarts_at if node == 0 else ()
+        for pod, begin, end in c.pod_spans(node):
+            labels = _labels(
+                job="monitoring/kube-state-metrics",
+                namespace=c.namespace,
+                pod=pod,
+                uid=f"uid-{pod}",
+                container="node-cache",
+            )
+            for t in c.times(begin):
+                if t > end:
+                    break
+                restarts = sum(1 for at in counted if begin <= at <= t)
+                yield f"kube_pod_container_status_restarts_total{labels} {restarts} {t:.0f}"
 
 
 def _coredns(c: Cluster) -> Iterator[str]:
