@@ -52,6 +52,7 @@ __all__ = [
     "format_report",
     "rollouts",
     "soak",
+    "soak_app",
     "targets_of",
 ]
 
