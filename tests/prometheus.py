@@ -17,7 +17,6 @@ how to get it; nothing is skipped.
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import socket
 import subprocess
@@ -99,18 +98,13 @@ class Prometheus:
         api_url: str,
         log_path: Path,
         env: Mapping[str, str] | None = None,
-        on_stop: Callable[[], None] | None = None,
     ) -> None:
-        """Plan the process ``argv``, whose API answers at ``api_url``; :meth:`start` runs it.
-
-        ``on_stop`` runs after the process has stopped (e.g. to stop a bridge to its port).
-        """
+        """Plan the process ``argv``, whose API answers at ``api_url``; :meth:`start` runs it."""
         self.argv = list(argv)
         self.api = PrometheusAPI(api_url, timeout=30)
         self.url = api_url
         self.log_path = log_path
         self.env = dict(env or {})
-        self._on_stop = on_stop
         self._process: subprocess.Popen[bytes] | None = None
 
     @classmethod
@@ -207,6 +201,3 @@ class Prometheus:
                 self._process.kill()
                 self._process.wait(5)
         self._process = None
-        if self._on_stop is not None:
-            with contextlib.suppress(Exception):
-                self._on_stop()

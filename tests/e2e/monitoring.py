@@ -270,11 +270,13 @@ class MonitoringStack:
     def _start(self) -> None:
         server_binary()
         self.workdir.mkdir(parents=True, exist_ok=True)
-        cp = self.control_plane.start()
+        cp = self.control_plane
         self._stack.callback(cp.stop)
+        cp.start()
         namespace = self.monitoring_namespace
-        self.operator = PrometheusOperator(cp, self.workdir, namespace=namespace).start()
+        self.operator = PrometheusOperator(cp, self.workdir, namespace=namespace)
         self._stack.callback(self.operator.stop)
+        self.operator.start()
         rbac = module_dir() / "example" / "rbac" / "prometheus"
         apply_rbac(
             cp,
@@ -296,8 +298,9 @@ class MonitoringStack:
             target_namespace=None,
             target=("127.0.0.1", port),
             directory=self.workdir / "bridges",
-        ).start()
+        )
         self._stack.callback(api_bridge.stop)
+        api_bridge.start()
 
         ksm_credentials = InClusterCredentials(
             self.workdir / "kube-state-metrics-run",
@@ -311,10 +314,10 @@ class MonitoringStack:
             address=NODE_UPLINK_IP,
             port=KSM_PORT,
             workdir=self.workdir,
-        ).start()
+        )
         self._stack.callback(self.kube_state_metrics.stop)
+        self.kube_state_metrics.start()
         self.prometheus = self._start_prometheus(port)
-        self._stack.callback(self.prometheus.stop)
 
     def _kube_state_metrics_rbac(self, namespace: str) -> None:
         for obj in (
@@ -482,9 +485,11 @@ class MonitoringStack:
             api_url=f"http://127.0.0.1:{local_port}",
             log_path=self.workdir / "prometheus.log",
             env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", **in_cluster.environment},
-            on_stop=api_bridge.stop,
         )
+        # Registered before starting, so that a start that fails still tears both down.
+        self._stack.callback(api_bridge.stop)
         api_bridge.start()
+        self._stack.callback(prometheus.stop)
         prometheus.start()
         return prometheus
 
