@@ -24,6 +24,11 @@ __all__ = [
     "COREFILE_KEY",
     "CPU_REQUEST",
     "DAEMON_SET_NAME",
+    "DASHBOARD_KEY",
+    "DASHBOARD_LABELS",
+    "DASHBOARD_NAME",
+    "DASHBOARD_TITLE",
+    "DASHBOARD_UID",
     "DEGRADED_ALERT_FOR",
     "DEGRADED_ALERT_SEVERITY",
     "DNS_PORT",
@@ -155,3 +160,11 @@ TARGET_DOWN_ALERT_FOR: Final = "10m"
 TARGET_DOWN_ALERT_SEVERITY: Final = "warning"
 ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
 """Labels production's alerts carry beside ``severity``, for Alertmanager routing."""
+
+# --- Grafana dashboard (not in the spec: issue 10) ----------------------------------------
+DASHBOARD_NAME: Final = "nodelocaldns-dashboard"
+DASHBOARD_KEY: Final = "nodelocaldns.json"
+DASHBOARD_LABELS: Final = {"grafana_dashboard": "1"}
+"""The label Grafana's dashboard sidecar looks for by default."""
+DASHBOARD_UID: Final = "nodelocaldns"
+DASHBOARD_TITLE: Final = "NodeLocal DNSCache"

@@ -12,7 +12,14 @@ from constructs import Construct
 
 from constructs_nld import defaults
 from constructs_nld.corefile import node_local_dns_corefile
-from constructs_nld.monitoring import AlertRules, AlertRulesProps, PodMonitor, PodMonitorProps
+from constructs_nld.monitoring import (
+    AlertRules,
+    AlertRulesProps,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
+    PodMonitor,
+    PodMonitorProps,
+)
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, LOCAL_DNS
 from constructs_nld.props import (
     CacheSettings,
@@ -161,6 +168,18 @@ class NodeLocalDNSProps:
     monitoring: bool = True
     """Whether to emit the monitoring chart (needs the prometheus-operator CRDs). Default: True."""
 
+    dashboard: bool = False
+    """Whether the monitoring chart also holds the Grafana dashboard ConfigMap (``monitoring_namespace``).
+
+    Off by default: only a Grafana dashboard sidecar watching that namespace for
+    ``dashboard_labels`` makes use of it, which is a cluster's choice; and unlike the
+    prometheus-operator kinds, a ConfigMap is applied even by ``deploy.py --skip-monitoring``.
+    Default: False.
+    """
+
+    dashboard_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.DASHBOARD_LABELS))
+    """Labels of the dashboard ConfigMap: the sidecar's label. Default: ``grafana_dashboard: "1"``."""
+
     def __post_init__(self) -> None:
         """Validate every prop, then build the parts' props once; the first bad one raises, naming itself.
 
@@ -188,6 +207,9 @@ class NodeLocalDNSProps:
                     f"{key} label, which selectors match: node-cache's pods, kube-dns's pods)"
                 )
         check_labels("monitoring_labels", self.monitoring_labels)
+        check_labels("dashboard_labels", self.dashboard_labels)
+        if self.dashboard and not self.monitoring:
+            raise ValueError("dashboard: needs monitoring=True (the dashboard joins the monitoring chart), got False")
         check_duration("scrape_interval", self.scrape_interval, positive=True)
         # The DaemonSet first: it checks the addresses, which the Corefile lint assumes valid,
         # and writes them in RFC 5952 form, which every other part then takes from here.
@@ -273,6 +295,15 @@ class NodeLocalDNSProps:
             interval=self.scrape_interval,
         )
 
+    def dashboard_props(self) -> GrafanaDashboardProps:
+        """Props of the Grafana dashboard ConfigMap; its queries name the PodMonitor's job and this DaemonSet."""
+        return GrafanaDashboardProps(
+            namespace=self.monitoring_namespace,
+            labels=dict(self.dashboard_labels),
+            job=self.pod_monitor_props().job,
+            target_namespace=self.namespace,
+        )
+
     def alert_rules_props(self) -> AlertRulesProps:
         """Props of the PrometheusRule; its queries name this namespace and the PodMonitor's job."""
         return AlertRulesProps(
@@ -327,6 +358,8 @@ class NodeLocalDNS(Construct):
             self.monitoring_chart = cdk8s.Chart(app, f"{prefix}-monitoring")
             PodMonitor(self.monitoring_chart, "pod-monitor", p.pod_monitor_props())
             AlertRules(self.monitoring_chart, "alert-rules", p.alert_rules_props())
+            if p.dashboard:
+                GrafanaDashboard(self.monitoring_chart, "dashboard", p.dashboard_props())
             self.monitoring_chart.add_dependency(self.workload_chart)
 
         if p.argocd_sync_waves:

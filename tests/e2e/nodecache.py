@@ -83,6 +83,8 @@ NOTRACK udp/tcp to the DNS port, raw OUTPUT NOTRACK udp/tcp from and to the DNS 
 from and to the health port, filter INPUT and OUTPUT ACCEPT udp/tcp."""
 
 BASE_COREFILE_DEFAULT = "/etc/coredns/Corefile.base"
+BASE_COREFILE_NAME = "Corefile.base"
+"""The file node-cache reads in its ConfigMap volume (the ConfigMap's ``Corefile`` key, mapped)."""
 """node-cache's ``-basecorefile`` when the args do not name one."""
 
 KUBE_DNS_CM_DEFAULT = "/etc/kube-dns"
@@ -262,7 +264,7 @@ def node_cache_invocation(
         argv=(NODE_CACHE_ENTRYPOINT, *args),
         env=env,
         volumes=volumes,
-        corefile_base=_one(objects, "ConfigMap")["data"]["Corefile"],
+        corefile_base=next(files[BASE_COREFILE_NAME] for files in volumes.values() if BASE_COREFILE_NAME in files),
         local_ips=tuple(_flag(args, "-localip").split(",")),
         rendered_corefile_path=_flag(args, "-conf"),
         liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",

@@ -24,6 +24,8 @@ from constructs_nld import (
     CorefileConfigMap,
     CorefileConfigMapProps,
     Directive,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
@@ -118,6 +120,11 @@ def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(monitoring=False)) == snapshot
 
 
+def test_full_synth_with_dashboard(snapshot: SnapshotAssertion) -> None:
+    props = NodeLocalDNSProps(dashboard=True, dashboard_labels={"grafana_dashboard": "1", "team": "dns"})
+    assert _yaml_by_chart(props)["monitoring"] == snapshot
+
+
 # --- each construct: defaults --------------------------------------------------------------
 
 
@@ -131,6 +138,7 @@ def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
         pytest.param(lambda scope: NodeCacheDaemonSet(scope, "c"), id="NodeCacheDaemonSet"),
         pytest.param(lambda scope: PodMonitor(scope, "c"), id="PodMonitor"),
         pytest.param(lambda scope: AlertRules(scope, "c"), id="AlertRules"),
+        pytest.param(lambda scope: GrafanaDashboard(scope, "c"), id="GrafanaDashboard"),
     ],
 )
 def test_defaults(build: Build, snapshot: SnapshotAssertion) -> None:
@@ -274,6 +282,24 @@ CUSTOM_GROUP = RuleGroup(
                 ),
             ),
             id="AlertRules",
+        ),
+        pytest.param(
+            lambda scope: GrafanaDashboard(
+                scope,
+                "c",
+                GrafanaDashboardProps(
+                    name="dns-dashboard",
+                    namespace="grafana",
+                    labels={"grafana_dashboard": "dns"},
+                    job="observability/nld",
+                    target_namespace="dns",
+                    daemon_set="nld",
+                    container="cache",
+                    uid="dns-cache",
+                    title="DNS cache",
+                ),
+            ),
+            id="GrafanaDashboard",
         ),
     ],
 )

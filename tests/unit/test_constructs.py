@@ -34,10 +34,6 @@ from constructs_nld import (
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
-DROP_GO_AND_PROCESS = [
-    {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
-    {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
-]
 NODE_RELABEL = [{"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]
 
 
@@ -352,22 +348,25 @@ def test_pod_monitor(pod_monitor: dict[str, Any]) -> None:
     assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
 
 
-def test_pod_monitor_scrapes_both_ports(pod_monitor: dict[str, Any]) -> None:
+def test_pod_monitor_scrapes_both_ports_each_keeping_its_half(pod_monitor: dict[str, Any]) -> None:
+    # node-cache serves one registry on both ports: 9353 keeps node-cache's own family, 9253 the rest.
     assert pod_monitor["spec"]["podMetricsEndpoints"] == [
         {
             "port": "metrics",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
             "metricRelabelings": [
-                *DROP_GO_AND_PROCESS,
+                {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
                 {"action": "drop", "regex": "coredns_.*_request_duration_seconds_bucket", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]},
             ],
         },
         {
             "port": "metrics-binary",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
-            "metricRelabelings": DROP_GO_AND_PROCESS,
+            "metricRelabelings": [{"action": "keep", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]}],
         },
     ]
 
