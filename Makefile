@@ -39,11 +39,13 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian packages the tests need: promtool (prometheus), openssl for the test control plane,
-# for the data-plane suite ip6tables, dig, dnsperf, ip, sysctl and setpriv (a container's
-# capabilities), and shellcheck for the fallthrough keeper's script.
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck
-APT_COMMANDS := promtool openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck
+# Debian packages the tests need: promtool and the backfilled soak's server (prometheus), openssl
+# for the test control plane, for the data-plane suite ip6tables, dig, dnsperf, ip, sysctl and
+# setpriv (a container's capabilities), shellcheck for the fallthrough keeper's script, and for the
+# monitoring suite socat (the bridges between network namespaces) and nft (a foreign rule
+# node-cache cannot re-add its own around).
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables
+APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck socat nft
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -52,11 +54,11 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver, kubectl and CoreDNS, built from source through the Go module proxy into .cache/
-# (reused when present). node-cache is never built here: the tests find a binary outside the
-# repository (README, "The node-cache binary").
+# etcd, kube-apiserver, kubectl, kubelet-env (ours), CoreDNS, prometheus-operator and Prometheus,
+# built from source through the Go module proxy into .cache/ (reused when present). node-cache is
+# never built here: the tests find a binary outside the repository (README, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kubectl coredns
+	bash tools/build-binaries.sh etcd kube-apiserver kubectl kubelet-env coredns prometheus-operator prometheus
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.
@@ -86,6 +88,7 @@ bench: setup system binaries
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py
 	$(PY) bench/disruption.py
+	$(PY) bench/soak.py
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

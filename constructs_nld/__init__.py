@@ -16,7 +16,14 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from constructs_nld.app import SynthesizedChart, props_from_environment, synthesize  # noqa: E402
 from constructs_nld.corefile import Corefile, Directive, ServerBlock  # noqa: E402
 from constructs_nld.fallthrough import FallthroughRules  # noqa: E402
-from constructs_nld.monitoring import AlertRules, AlertRulesProps, PodMonitor, PodMonitorProps  # noqa: E402
+from constructs_nld.monitoring import (  # noqa: E402
+    AlertRules,
+    AlertRulesProps,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
+    PodMonitor,
+    PodMonitorProps,
+)
 from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps  # noqa: E402
 from constructs_nld.placeholders import (  # noqa: E402
     NotDeployableError,
@@ -56,6 +63,8 @@ __all__ = [
     "FallthroughConfigMap",
     "FallthroughConfigMapProps",
     "FallthroughRules",
+    "GrafanaDashboard",
+    "GrafanaDashboardProps",
     "LivenessProbe",
     "MetricsService",
     "MetricsServiceProps",

@@ -12,6 +12,7 @@ from typing import Final, Literal
 __all__ = [
     "ALERTS_NAMESPACE",
     "ALERT_ROUTING_LABELS",
+    "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
     "CLUSTER_DOMAIN",
@@ -23,6 +24,11 @@ __all__ = [
     "COREFILE_KEY",
     "CPU_REQUEST",
     "DAEMON_SET_NAME",
+    "DASHBOARD_KEY",
+    "DASHBOARD_LABELS",
+    "DASHBOARD_NAME",
+    "DASHBOARD_TITLE",
+    "DASHBOARD_UID",
     "DEGRADED_ALERT_FOR",
     "DEGRADED_ALERT_SEVERITY",
     "DNS_PORT",
@@ -102,11 +108,13 @@ POD_MONITOR_NAME: Final = "nodelocaldns"
 PROMETHEUS_RULE_NAME: Final = "nodelocaldns-alerts"
 CONTAINER_NAME: Final = "node-cache"
 
-# --- labels -------------------------------------------------------------------------------
+# --- labels and annotations ---------------------------------------------------------------
 NODE_CACHE_APP_LABEL: Final = {"k8s-app": "node-local-dns"}
 KUBE_DNS_SELECTOR: Final = {"k8s-app": "kube-dns"}
 MANAGED_BY_LABEL: Final = {"app.kubernetes.io/managed-by": "osdc-base"}
 MONITORING_LABELS: Final = {"app.kubernetes.io/part-of": "osdc-monitoring"}
+ARGOCD_SYNC_WAVE_ANNOTATION: Final = "argocd.argoproj.io/sync-wave"
+"""Argo CD applies lower waves first and waits for them to be healthy."""
 
 # --- addresses and ports ------------------------------------------------------------------
 LOCAL_IP: Final = "fd00::10"
@@ -199,3 +207,11 @@ TARGET_DOWN_ALERT_FOR: Final = "10m"
 TARGET_DOWN_ALERT_SEVERITY: Final = "warning"
 ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
 """Labels production's alerts carry beside ``severity``, for Alertmanager routing."""
+
+# --- Grafana dashboard (not in the spec: issue 10) ----------------------------------------
+DASHBOARD_NAME: Final = "nodelocaldns-dashboard"
+DASHBOARD_KEY: Final = "nodelocaldns.json"
+DASHBOARD_LABELS: Final = {"grafana_dashboard": "1"}
+"""The label Grafana's dashboard sidecar looks for by default."""
+DASHBOARD_UID: Final = "nodelocaldns"
+DASHBOARD_TITLE: Final = "NodeLocal DNSCache"

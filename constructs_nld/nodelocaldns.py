@@ -13,8 +13,15 @@ from constructs import Construct
 from constructs_nld import defaults
 from constructs_nld.corefile import node_local_dns_corefile
 from constructs_nld.fallthrough import FallthroughRules
-from constructs_nld.monitoring import AlertRules, AlertRulesProps, PodMonitor, PodMonitorProps
-from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
+from constructs_nld.monitoring import (
+    AlertRules,
+    AlertRulesProps,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
+    PodMonitor,
+    PodMonitorProps,
+)
+from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, LOCAL_DNS
 from constructs_nld.props import (
     CacheSettings,
     LivenessProbe,
@@ -85,6 +92,24 @@ class NodeLocalDNSProps:
 
     kube_dns_cluster_ip: str | None = None
     """The live kube-dns ClusterIP (IPv6). Default: - ``__KUBE_DNS_CLUSTER_IP__``, a preview that is not deployable."""
+
+    portable: bool = False
+    """Manifests that hold no cluster value: kubelet gives node-cache the kube-dns ClusterIP.
+
+    The DaemonSet passes ``-localip <local_ip>,$(KUBE_DNS_SERVICE_HOST)``, which kubelet
+    expands from the Service variables of the pod's namespace, and the Corefile binds
+    ``__PILLAR__LOCAL__DNS__``, which node-cache fills with every ``-localip`` value. The
+    output is deployable as synthesized, so a GitOps controller can apply ``dist/``.
+    ``kube_dns_cluster_ip`` (and ``$KUBE_DNS_CLUSTER_IP``) then stay unused. Default:
+    False — the spec's form, the address pinned by the deploy, visible in review.
+    """
+
+    argocd_sync_waves: bool = False
+    """Annotate every object with ``argocd.argoproj.io/sync-wave``: Services 0, workload 1, monitoring 2.
+
+    For Argo CD applying the output: the Services exist before the DaemonSet's pods, as
+    kubelet's Service variables need. Default: False (no annotation the spec does not have).
+    """
 
     cluster_domain: str = defaults.CLUSTER_DOMAIN
     """Cluster DNS domain, written out: node-cache does not fill ``__PILLAR__DNS__DOMAIN__``. Default: cluster.local."""
@@ -157,6 +182,18 @@ class NodeLocalDNSProps:
     privileged: bool = defaults.PRIVILEGED
     """Run the containers privileged (the spec's). Default: True; False grants only the capabilities measured."""
 
+    dashboard: bool = False
+    """Whether the monitoring chart also holds the Grafana dashboard ConfigMap (``monitoring_namespace``).
+
+    Off by default: only a Grafana dashboard sidecar watching that namespace for
+    ``dashboard_labels`` makes use of it, which is a cluster's choice; and unlike the
+    prometheus-operator kinds, a ConfigMap is applied even by ``deploy.py --skip-monitoring``.
+    Default: False.
+    """
+
+    dashboard_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.DASHBOARD_LABELS))
+    """Labels of the dashboard ConfigMap: the sidecar's label. Default: ``grafana_dashboard: "1"``."""
+
     def __post_init__(self) -> None:
         """Validate every prop, then build the parts' props once; the first bad one raises, naming itself.
 
@@ -184,6 +221,9 @@ class NodeLocalDNSProps:
                     f"{key} label, which selectors match: node-cache's pods, kube-dns's pods)"
                 )
         check_labels("monitoring_labels", self.monitoring_labels)
+        check_labels("dashboard_labels", self.dashboard_labels)
+        if self.dashboard and not self.monitoring:
+            raise ValueError("dashboard: needs monitoring=True (the dashboard joins the monitoring chart), got False")
         check_duration("scrape_interval", self.scrape_interval, positive=True)
         # The DaemonSet first: it checks the addresses, which the Corefile lint assumes valid,
         # and writes them in RFC 5952 form, which every other part then takes from here.
@@ -231,7 +271,9 @@ class NodeLocalDNSProps:
             labels=self._labels(defaults.NODE_CACHE_APP_LABEL),
             corefile=node_local_dns_corefile(
                 cluster_domain=self.cluster_domain,
-                bind_addresses=(self.local_ip, self.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP),
+                bind_addresses=(
+                    (LOCAL_DNS,) if self.portable else (self.local_ip, self.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP)
+                ),
                 health_address=self.local_ip,
                 ports=self.ports,
                 cache=self.cache,
@@ -259,6 +301,7 @@ class NodeLocalDNSProps:
             image_pull_policy=self.image_pull_policy,
             local_ip=self.local_ip,
             kube_dns_cluster_ip=self.kube_dns_cluster_ip,
+            portable=self.portable,
             tolerations=self.tolerations,
             cpu_request=self.cpu_request,
             memory_request=self.memory_request,
@@ -278,6 +321,15 @@ class NodeLocalDNSProps:
             labels=dict(self.monitoring_labels),
             target_namespace=self.namespace,
             interval=self.scrape_interval,
+        )
+
+    def dashboard_props(self) -> GrafanaDashboardProps:
+        """Props of the Grafana dashboard ConfigMap; its queries name the PodMonitor's job and this DaemonSet."""
+        return GrafanaDashboardProps(
+            namespace=self.monitoring_namespace,
+            labels=dict(self.dashboard_labels),
+            job=self.pod_monitor_props().job,
+            target_namespace=self.namespace,
         )
 
     def alert_rules_props(self) -> AlertRulesProps:
@@ -336,7 +388,15 @@ class NodeLocalDNS(Construct):
             self.monitoring_chart = cdk8s.Chart(app, f"{prefix}-monitoring")
             PodMonitor(self.monitoring_chart, "pod-monitor", p.pod_monitor_props())
             AlertRules(self.monitoring_chart, "alert-rules", p.alert_rules_props())
+            if p.dashboard:
+                GrafanaDashboard(self.monitoring_chart, "dashboard", p.dashboard_props())
             self.monitoring_chart.add_dependency(self.workload_chart)
+
+        if p.argocd_sync_waves:
+            for wave, (_, chart) in enumerate(self.charts):
+                for child in chart.node.find_all():
+                    if isinstance(child, cdk8s.ApiObject):
+                        child.metadata.add_annotation(defaults.ARGOCD_SYNC_WAVE_ANNOTATION, str(wave))
 
     @property
     def charts(self) -> tuple[tuple[ChartRole, cdk8s.Chart], ...]:

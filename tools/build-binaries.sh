@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kubectl and coredns from source, through the Go
-# module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
+# Build etcd, kube-apiserver, kubectl, kubelet-env, coredns, prometheus-operator and prometheus
+# from source, through the Go module proxy only, into <cache>/bin (default <repo>/.cache/bin; override the
 # cache root with NLD_CACHE_DIR). A binary is reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
 # built from; otherwise it is rebuilt.
 #
-#   tools/build-binaries.sh                       # all three
+#   tools/build-binaries.sh                       # all of them
 #   tools/build-binaries.sh etcd kube-apiserver   # a selection
 #
 # Environment:
@@ -36,11 +36,23 @@ KUBE_VERSION=v1.34.4
 # suite loads our Corefile on the same CoreDNS. The proxy's @v/list only shows
 # v1.14.3+, but it serves v1.13.2 when asked for that exact version.
 COREDNS_VERSION=v1.13.2
+# prometheus-operator: the release whose CRDs ../shared/crds holds (their
+# operator.prometheus.io/version annotation says 0.93.0). The e2e suite runs it
+# against the test kube-apiserver to turn our PodMonitor and PrometheusRule into
+# the Prometheus configuration it generates; its other CRDs (Prometheus, ...) are
+# read from this module's download at test time.
+PROMETHEUS_OPERATOR_VERSION=v0.93.0
+# prometheus: the server the e2e monitoring suite runs as the operator's StatefulSet
+# would. Debian's prometheus 2.42 (which gives us promtool) is built without the
+# Kubernetes service discovery that every PodMonitor relies on
+# ("field kubernetes_sd_configs not found"), so the real server is built from the
+# module prometheus-operator v0.93.0 itself depends on: v0.313.1 is Prometheus 3.13.1.
+PROMETHEUS_VERSION=v0.313.1
 
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kubectl coredns)
+ALL_BINARIES=(etcd kube-apiserver kubectl kubelet-env coredns prometheus-operator prometheus)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -63,7 +75,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kubectl|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kubectl|kubelet-env|coredns|prometheus-operator|prometheus) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -176,7 +188,7 @@ write_wrapper() {
     echo
     extra=${5:-}
     if [[ -n ${extra//[[:space:]]/} ]]; then printf '%s\n' "$extra"; echo; fi
-    echo "tool $4"
+    [[ -z $4 ]] || echo "tool $4"
   } >"$dir/go.mod"
 }
 
@@ -207,9 +219,10 @@ build_etcd() {
   go_build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$sha"
 }
 
-# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
-build_kubernetes_cmd() {
-  local name=$1 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
+# kubernetes_wrapper NAME TOOLPKG: a wrapper module requiring k8s.io/kubernetes at
+# $KUBE_VERSION with its staging modules at their published tags; sets KUBE_LDFLAGS.
+kubernetes_wrapper() {
+  local name=$1 tool=$2 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
   rec=$(mod_download "k8s.io/kubernetes@$KUBE_VERSION")
   gomod=$(json_field GoMod <<<"$rec")
   [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "KUBE_VERSION '$KUBE_VERSION' is not vMAJOR.MINOR.PATCH"
@@ -225,8 +238,7 @@ build_kubernetes_cmd() {
   replaces+=$'\n)'
   m=$(gomod_replaces "$gomod")
   [[ -z $m ]] || replaces+=$'\n'"$m"
-  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
-    "k8s.io/kubernetes/cmd/$name" "$replaces"
+  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" "$tool" "$replaces"
   # As hack/lib/version.sh (kube::version::ldflags) does, for both packages.
   kv() { ldflags+=" -X 'k8s.io/client-go/pkg/version.$1=$2' -X 'k8s.io/component-base/version.$1=$2'"; }
   kv buildDate "$(date ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -236,11 +248,25 @@ build_kubernetes_cmd() {
   kv gitVersion "$KUBE_VERSION"
   kv gitMajor "$major"
   kv gitMinor "$minor"
-  go_build "$name" "k8s.io/kubernetes/cmd/$name" "$ldflags"
+  KUBE_LDFLAGS=$ldflags
+}
+
+# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
+build_kubernetes_cmd() {
+  kubernetes_wrapper "$1" "k8s.io/kubernetes/cmd/$1"
+  go_build "$1" "k8s.io/kubernetes/cmd/$1" "$KUBE_LDFLAGS"
 }
 
 build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
 build_kubectl() { build_kubernetes_cmd kubectl; }
+
+# kubelet-env: our own tools/kubelet-env, kubelet's Service variables and $(VAR) expansion
+# compiled from the same Kubernetes release, for the data-plane tests of portable output.
+build_kubelet_env() {
+  kubernetes_wrapper kubelet-env ""
+  cp "$REPO_ROOT/tools/kubelet-env/main.go" "$SRC_DIR/kubelet-env/"
+  go_build kubelet-env . "-s -w"
+}
 
 build_coredns() {
   local rec gomod
@@ -253,11 +279,59 @@ build_coredns() {
   go_build coredns github.com/coredns/coredns "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"
 }
 
+# gomod_requires GOMODFILE: every require directive of an upstream main module,
+# as one require block. prometheus-operator's own modules (pkg/apis/monitoring,
+# pkg/client) are replaced by local directories upstream; without upstream's
+# versions of everything else, `go mod tidy` in a wrapper module picks newer
+# ones and fails on an ambiguous import (cloud.google.com/go/compute/metadata).
+gomod_requires() {
+  awk '
+    /^require[ \t]*\(/ { inblk = 1; next }
+    inblk && /^\)/ { inblk = 0; next }
+    inblk { line = $0; sub(/\/\/.*/, "", line); sub(/^[ \t]+/, "", line); if (line != "") print "\t" line; next }
+    /^require[ \t]/ { line = $0; sub(/^require[ \t]+/, "", line); sub(/\/\/.*/, "", line); print "\t" line }
+  ' "$1"
+}
+
+build_prometheus_operator() {
+  local rec gomod mod=github.com/prometheus-operator/prometheus-operator v=$PROMETHEUS_OPERATOR_VERSION sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper prometheus-operator "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v" "$mod/pkg/apis/monitoring" "$v" "$mod/pkg/client" "$v")
+$(gomod_requires "$gomod")
+)" "$mod/cmd/operator" "$(gomod_replaces "$gomod")"
+  # As upstream's Makefile (GO_BUILD_LDFLAGS), with the tag as version.
+  sha=$(json_field Hash <<<"$rec")
+  go_build prometheus-operator "$mod/cmd/operator" \
+    "-s -w -X github.com/prometheus/common/version.Version=${v#v} -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=$v"
+}
+
+build_prometheus() {
+  local rec gomod mod=github.com/prometheus/prometheus v=$PROMETHEUS_VERSION release sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  release=$(cat "$(json_field Dir <<<"$rec")/VERSION")
+  write_wrapper prometheus "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v")
+$(gomod_requires "$gomod")
+)" "$mod/cmd/prometheus" "$(gomod_replaces "$gomod")"
+  # As upstream's .promu.yml: the release (from its VERSION file) stamped into
+  # prometheus/common's version package. Without the builtinassets tag the web UI is
+  # left out; the HTTP API, which the tests use, is all there.
+  sha=$(json_field Hash <<<"$rec")
+  go_build prometheus "$mod/cmd/prometheus" \
+    "-s -w -X github.com/prometheus/common/version.Version=$release -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=v$release"
+}
+
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
     kube-apiserver|kubectl) echo "$KUBE_VERSION" ;;
+    kubelet-env) echo "$KUBE_VERSION main.go=$(sha256sum "$REPO_ROOT/tools/kubelet-env/main.go" | cut -c1-12)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
+    prometheus-operator) echo "$PROMETHEUS_OPERATOR_VERSION" ;;
+    prometheus) echo "$PROMETHEUS_VERSION" ;;
   esac
 }
 
@@ -309,6 +383,10 @@ verify() {
       out=$(one_line "$bin" --version)
       [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify kube-apiserver: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
       ;;
+    kubelet-env)
+      out=$(echo '{"namespace":"ns","services":[{"metadata":{"name":"my-svc","namespace":"ns"},"spec":{"clusterIP":"fd00::1","ports":[{"port":53}]}}],"container":{"name":"c","args":["$(MY_SVC_SERVICE_HOST)"]}}' | "$bin")
+      [[ $out == *'"args":["fd00::1"]'* ]] || { echo "verify kubelet-env: expected the args expanded, got: $out" >&2; return 1; }
+      ;;
     kubectl)
       out=$(one_line "$bin" version --client)
       [[ $out == *"Client Version: $KUBE_VERSION"* ]] || { echo "verify kubectl: expected 'Client Version: $KUBE_VERSION', got: $out" >&2; return 1; }
@@ -324,6 +402,14 @@ verify() {
       done
       [[ ${#missing[@]} -eq 0 ]] || { echo "verify coredns: -plugins lacks: ${missing[*]}" >&2; return 1; }
       out+=" | plugins ok: forward cache bind health prometheus hosts file template log errors"
+      ;;
+    prometheus-operator)
+      out=$(one_line "$bin" -version)
+      [[ $out == *"prometheus-operator, version ${PROMETHEUS_OPERATOR_VERSION#v} "* ]] || { echo "verify prometheus-operator: unexpected -version output: $out" >&2; return 1; }
+      ;;
+    prometheus)
+      out=$(one_line "$bin" --version)
+      [[ $out == "prometheus, version 3."* ]] || { echo "verify prometheus: unexpected --version output: $out" >&2; return 1; }
       ;;
   esac
   echo "verify $name: $out"

@@ -1,8 +1,8 @@
-"""Cluster operations on the user's cdk8s app: resolve the kube-dns ClusterIP, apply in order, restart, verify.
+"""Operations on the user's cdk8s app: resolve the kube-dns ClusterIP, apply in order, restart, verify, soak.
 
 Separate from synthesis: it runs the app as ``cdk8s synth`` does (:mod:`.source`), finds
 NodeLocal DNS in it (:mod:`.component`), and talks to the cluster through a small client
-(:mod:`.kube`).
+(:mod:`.kube`); ``soak`` asks Prometheus instead (:mod:`.promapi`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.deployer import DeployOptions, DeployReport, ObjectResult, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import FIELD_MANAGER, KubeClient, ObjectRef, load_client
+from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
+from constructs_nld.deploy.soak import SoakOptions, SoakReport, format_report, soak, soak_app
 from constructs_nld.deploy.source import AppChart, AppCommand, AppSource, props_source
 from constructs_nld.deploy.verify import CheckResult, format_result, verify
 
@@ -28,10 +30,17 @@ __all__ = [
     "KubeClient",
     "ObjectRef",
     "ObjectResult",
+    "PrometheusAPI",
+    "PrometheusError",
+    "SoakOptions",
+    "SoakReport",
     "deploy",
+    "format_report",
     "format_result",
     "load_client",
     "locate",
     "props_source",
+    "soak",
+    "soak_app",
     "verify",
 ]

@@ -1,7 +1,8 @@
-"""``python deploy.py [deploy|verify]``: argument parsing and exit codes around :func:`deploy` and :func:`verify`.
+"""``python deploy.py [deploy|verify|soak]``: argument parsing and exit codes around the commands.
 
-Both commands work on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
-command ``cdk8s synth`` runs — or the one ``--app`` names.
+Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
+command ``cdk8s synth`` runs — or the one ``--app`` names: :func:`deploy`, :func:`verify`
+and :func:`soak_app` (which asks Prometheus, not the cluster).
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld.deploy.deployer import DeployOptions, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import load_client
+from constructs_nld.deploy.promapi import PrometheusAPI
+from constructs_nld.deploy.soak import (
+    DEFAULT_BASELINE_WINDOW,
+    DEFAULT_WINDOW,
+    MIN_QPS_DROP,
+    SoakOptions,
+    duration_seconds,
+    format_report,
+    soak_app,
+)
 from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.verify import format_result, verify
 
@@ -30,6 +41,20 @@ _VERIFY_EPILOG = """exit codes:
   7  a check failed (each failure prints its cause and fix)
 """
 
+_SOAK_EPILOG = f"""signals (the spec's soak gate), over the window ending now:
+  node-cache setup errors   coredns_nodecache_setup_errors_total flat at 0
+  DaemonSet unavailable     0 outside rollouts, and at least one rollout in the window
+  cluster CoreDNS QPS       at least {MIN_QPS_DROP:.0%} below its rate before node-cache's first scrape
+  node-cache restarts       kube_pod_container_status_restarts_total flat
+
+exit codes:
+  0  PASS: every signal passed
+  1  Prometheus refused a query or could not be reached
+  2  bad arguments or app
+  8  FAIL: a signal failed
+  9  NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window lacks a rollout)
+"""
+
 _EPILOG = """exit codes:
   0  done (verify: every check passed)
   1  the API server refused a request or could not be reached
@@ -39,9 +64,11 @@ _EPILOG = """exit codes:
   5  monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)
   6  kube-dns-upstream got no ClusterIP within --timeout
   7  verify found a failure
+  8  soak: a signal failed
+  9  soak: not enough data
 """
 
-COMMANDS: Final = ("deploy", "verify")
+COMMANDS: Final = ("deploy", "verify", "soak")
 _COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
 
 
@@ -60,6 +87,23 @@ def _timeout(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
+    return value
+
+
+def _duration(text: str) -> float:
+    try:
+        return duration_seconds("duration", text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("duration: ")) from None
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be queries per second, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of queries per second, got {text!r}")
     return value
 
 
@@ -95,7 +139,7 @@ def parser() -> argparse.ArgumentParser:
         parents=[_common(suppress=False)],
     )
     commands = cli.add_subparsers(
-        dest="command", metavar="{deploy,verify}", help="deploy (default) or verify", parser_class=_Parser
+        dest="command", metavar="{deploy,verify,soak}", help="deploy (default), verify or soak", parser_class=_Parser
     )
     deploy_cli = commands.add_parser(
         "deploy",
@@ -120,6 +164,43 @@ def parser() -> argparse.ArgumentParser:
         description="Check a live install for every failure mode of the spec, against the app's configuration.",
         epilog=_VERIFY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    soak_cli = commands.add_parser(
+        "soak",
+        help="judge the spec's soak gate from Prometheus",
+        description="Judge the spec's soak gate: the four signals of the app's NodeLocal DNS, from Prometheus.",
+        epilog=_SOAK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    soak_cli.add_argument("--prometheus", required=True, metavar="URL", help="Prometheus, e.g. http://prometheus:9090")
+    soak_cli.add_argument(
+        "--window",
+        type=_duration,
+        default=DEFAULT_WINDOW,
+        help=f"history judged, ending now (default: {DEFAULT_WINDOW})",
+    )
+    soak_cli.add_argument(
+        "--baseline-window",
+        type=_duration,
+        default=DEFAULT_BASELINE_WINDOW,
+        help=f"CoreDNS baseline: the rate over this much time before node-cache's first scrape "
+        f"(default: {DEFAULT_BASELINE_WINDOW})",
+    )
+    soak_cli.add_argument(
+        "--baseline-qps",
+        type=_rate,
+        help="cluster CoreDNS QPS before NodeLocal DNS, when Prometheus no longer holds it (default: measured)",
+    )
+    soak_cli.add_argument(
+        "--coredns-job", help="job label of cluster CoreDNS's series (default: <the PodMonitor's namespace>/coredns)"
+    )
+    soak_cli.add_argument(
+        "--app",
+        default=argparse.SUPPRESS,
+        help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
+    )
+    soak_cli.add_argument(
+        "--timeout", type=_timeout, default=argparse.SUPPRESS, help="seconds per Prometheus query (default: 30)"
     )
     return cli
 
@@ -157,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(stop.code or 0)
     try:
         source = AppCommand.from_project(command=args.app)
+        if args.command == "soak":
+            return _soak(args, source)
         client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
         if args.command == "verify":
             results = verify(client, source)
@@ -178,3 +261,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ApiException as error:
         print(_api_error(error), file=sys.stderr)
         return ExitCode.ERROR
+
+
+def _soak(args: argparse.Namespace, source: AppCommand) -> int:
+    """Run the soak; print its table; the exit code says the verdict."""
+    api = PrometheusAPI(args.prometheus, timeout=args.timeout)
+    options = SoakOptions(window=args.window, baseline_window=args.baseline_window, baseline_qps=args.baseline_qps)
+    report = soak_app(api, source, options, coredns_job=args.coredns_job)
+    print(format_report(report))
+    return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]

@@ -9,6 +9,7 @@ spec's table does.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,7 +23,7 @@ from constructs_nld.deploy.deployer import LAST_APPLIED_ANNOTATION
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.source import AppSource
 from constructs_nld.fallthrough import Interception, interception_of
-from constructs_nld.placeholders import find_unresolved_placeholders
+from constructs_nld.placeholders import KUBE_DNS_SERVICE_HOST, find_unresolved_placeholders
 from constructs_nld.props import check_ipv6_address
 from constructs_nld.rules import find_wrong_metric_prefix
 
@@ -109,9 +110,10 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 
 
 class _Verify:
-    def __init__(self, client: KubeClient, component: Component, now: datetime) -> None:
+    def __init__(self, client: KubeClient, component: Component, kube_dns: Manifest | None, now: datetime) -> None:
         self.client = client
         self.component = component
+        self.kube_dns = kube_dns
         self.now = now
         self.namespace = component.namespace
         self.daemon_set = client.get(ObjectRef.of(component.daemon_set))
@@ -329,6 +331,61 @@ class _Verify:
             )
         return CheckResult(name, "pass", f"all {len(self.pods)} pod(s) created after the Service")
 
+    def check_kube_dns_address(self) -> CheckResult:
+        """node-cache intercepts kube-dns's live address: pinned in its args, or given by kubelet."""
+        name = "node-cache-intercepts-kube-dns"
+        if self.kube_dns is None:
+            return CheckResult(
+                name,
+                "fail",
+                f"service {defaults.KUBE_DNS_SERVICE_NAME} not found",
+                "there is no cluster DNS to cache",
+                "restore kube-dns (the cluster's CoreDNS Service)",
+            )
+        if self.daemon_set is None:
+            return CheckResult(name, "warn", f"daemonset {self.ds_name} not found; see daemonset-healthy")
+        live_ip = str(self.kube_dns.get("spec", {}).get("clusterIP"))
+        pod_spec = self.daemon_set["spec"]["template"]["spec"]
+        restart = f"kubectl rollout restart ds {self.ds_name} -n {self.namespace}"
+        if pod_spec.get("enableServiceLinks") is False:
+            return CheckResult(
+                name,
+                "fail",
+                f"{self.ds_name} sets enableServiceLinks: false",
+                "kubelet injects no Service variables: node-cache gets no KUBE_DNS_UPSTREAM_SERVICE_HOST "
+                "(nor, portable, KUBE_DNS_SERVICE_HOST) and exits at start",
+                "python deploy.py (the app leaves Service links on)",
+            )
+        args = [str(a) for container in pod_spec.get("containers") or [] for a in container.get("args") or []]
+        local_ips = args[args.index("-localip") + 1].split(",") if "-localip" in args[:-1] else []
+        if KUBE_DNS_SERVICE_HOST in local_ips:
+            created = _timestamp(self.kube_dns)
+            early = sorted(p["metadata"]["name"] for p in self.pods if _timestamp(p) < created)
+            if early:
+                return CheckResult(
+                    name,
+                    "fail",
+                    f"{len(early)} pod(s) predate {defaults.KUBE_DNS_SERVICE_NAME}: {', '.join(early)}",
+                    "kubelet gave them no KUBE_DNS_SERVICE_HOST: $(KUBE_DNS_SERVICE_HOST) stays literal and "
+                    "node-cache exits ('invalid localip')",
+                    restart,
+                )
+            return CheckResult(
+                name,
+                "pass",
+                f"portable: kubelet gives {len(self.pods)} pod(s) {live_ip} as $(KUBE_DNS_SERVICE_HOST)",
+            )
+        if not any(_same_address(address, live_ip) for address in local_ips):
+            return CheckResult(
+                name,
+                "fail",
+                f"-localip is {','.join(local_ips)}, kube-dns's ClusterIP is {live_ip}",
+                "kube-dns was recreated with a new address since the last deploy: node-cache intercepts "
+                "nothing pods ask",
+                "python deploy.py (it pins the live ClusterIP)",
+            )
+        return CheckResult(name, "pass", f"-localip holds kube-dns's ClusterIP {live_ip}")
+
     def check_taints(self) -> CheckResult:
         name = "node-taints-tolerated"
         bad = {node["metadata"]["name"]: self.untolerated(node) for node in self.nodes}
@@ -505,6 +562,7 @@ class _Verify:
             self.check_upstream_selector,
             self.check_placeholders,
             self.check_pods_after_service,
+            self.check_kube_dns_address,
             self.check_taints,
             self.check_rule_prefix,
             self.check_pod_monitor,
@@ -518,9 +576,15 @@ def _labels(labels: Mapping[str, str]) -> str:
     return ",".join(f"{key}={value}" for key, value in labels.items())
 
 
-def live_cluster_ip(client: KubeClient) -> str | None:
+def _same_address(text: str, address: str) -> bool:
+    try:
+        return ipaddress.ip_address(text) == ipaddress.ip_address(address)
+    except ValueError:
+        return False
+
+
+def usable_cluster_ip(kube_dns: Manifest | None) -> str | None:
     """kube-dns's ClusterIP when it is a usable IPv6 address, else None (the app then synthesizes a preview)."""
-    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
     cluster_ip = (kube_dns or {}).get("spec", {}).get("clusterIP")
     try:
         check_ipv6_address("kube-dns ClusterIP", cluster_ip)
@@ -531,5 +595,6 @@ def live_cluster_ip(client: KubeClient) -> str | None:
 
 def verify(client: KubeClient, source: AppSource, *, now: datetime | None = None) -> list[CheckResult]:
     """Run every check against the cluster behind ``client``, for the app of ``source``."""
-    component = locate(tuple(source(live_cluster_ip(client))))
-    return _Verify(client, component, now or datetime.now(UTC)).run()
+    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
+    component = locate(tuple(source(usable_cluster_ip(kube_dns))))
+    return _Verify(client, component, kube_dns, now or datetime.now(UTC)).run()

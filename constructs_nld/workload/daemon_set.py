@@ -18,7 +18,7 @@ from constructs import Construct
 
 from constructs_nld import defaults
 from constructs_nld.fallthrough import KEEPER_COMMAND, READINESS_COMMAND, SETUP_IPTABLES_OFF
-from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
+from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
 from constructs_nld.props import (
     SAFE_INT_MAX,
     LivenessProbe,
@@ -124,7 +124,19 @@ class NodeCacheDaemonSetProps(ObjectProps):
     """Address node-cache binds and the probe targets. Default: fd00::10 (a ULA: link-local needs a zone)."""
 
     kube_dns_cluster_ip: str | None = None
-    """Live kube-dns ClusterIP, also bound and intercepted. Default: - ``__KUBE_DNS_CLUSTER_IP__`` (preview)."""
+    """Live kube-dns ClusterIP, also bound and intercepted. Default: - ``__KUBE_DNS_CLUSTER_IP__`` (preview).
+
+    Must stay unset with ``portable``, where kubelet gives node-cache the address.
+    """
+
+    portable: bool = False
+    """Let kubelet give node-cache the kube-dns ClusterIP: ``-localip <local_ip>,$(KUBE_DNS_SERVICE_HOST)``.
+
+    kubelet expands ``$(VAR)`` in args from the Service variables of the pod's namespace,
+    so the manifests hold no cluster value and apply as they are (GitOps). It needs what
+    ``-upstreamsvc`` needs already: Service links enabled, and kube-dns created before the
+    pod. Default: False (the spec's pinned address).
+    """
 
     tolerations: tuple[Toleration, ...] = field(default_factory=default_tolerations)
     """Taints tolerated, explicitly (never a keyless Exists). Default: - the spec's four."""
@@ -204,6 +216,12 @@ class NodeCacheDaemonSetProps(ObjectProps):
             raise ValueError(
                 f"image_pull_policy: must be Always, IfNotPresent or Never, got {self.image_pull_policy!r}"
             )
+        if self.portable and self.kube_dns_cluster_ip is not None:
+            raise ValueError(
+                f"kube_dns_cluster_ip: must be unset with portable=True, got {self.kube_dns_cluster_ip!r} "
+                "(portable manifests take the address from kubelet's $(KUBE_DNS_SERVICE_HOST); set portable=False "
+                "to pin it)"
+            )
         if self.kube_dns_cluster_ip is not None:
             check_same_family("kube_dns_cluster_ip", self.local_ip, self.kube_dns_cluster_ip)
         # Kept in RFC 5952 form, so every place that writes an address spells it one way.
@@ -238,6 +256,11 @@ class NodeCacheDaemonSetProps(ObjectProps):
             raise ValueError(
                 f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {self.interception!r}"
             )
+        if self.interception == "fallthrough" and self.portable:
+            raise ValueError(
+                "interception: 'fallthrough' needs portable=False, got portable=True (the keeper's rules "
+                "name the kube-dns ClusterIP, which portable manifests leave to kubelet and never hold)"
+            )
         check_dns_name("fallthrough_config_map_name", self.fallthrough_config_map_name)
 
 
@@ -249,7 +272,7 @@ def node_cache_args(props: NodeCacheDaemonSetProps) -> list[str]:
     instead of at the first 60 s sync tick. Port flags appear only when a port differs
     from node-cache's own default, so the default command line is the spec's.
     """
-    cluster_ip = props.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP
+    cluster_ip = KUBE_DNS_SERVICE_HOST if props.portable else props.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP
     args = [
         "-localip",
         f"{props.local_ip},{cluster_ip}",

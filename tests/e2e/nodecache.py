@@ -3,12 +3,16 @@
 :func:`node_cache_invocation` reads everything from ``synthesize(props)`` — the DaemonSet's
 container args, probe, ports and grace period, the ConfigMap volumes and where they are
 mounted, the kube-dns-upstream Service — never retyped, so node-cache runs here with exactly
-what a cluster gives it. :class:`NodeCache` runs that invocation with the real binary in the
-test bed's node namespace, adding only ``-setupinterface=false`` (this kernel has no dummy
-interfaces; the addresses are on the node's ``lo``) and file paths relocated into a
-directory of the test (the pod's volumes and each container's own files), as a private
-mount namespace would. A container that is not privileged runs under ``setpriv`` with
-the capabilities its securityContext adds as its bounding set, and ``--no-new-privs`` for
+what a cluster gives it. What kubelet adds — the Service variables of the pod's namespace,
+and ``$(VAR)`` expanded in the args — comes from kubelet's own code of Kubernetes v1.34
+(``tools/kubelet-env``, built by ``tools/build-binaries.sh kubelet-env``).
+
+:class:`NodeCache` runs that invocation with the real binary in the test bed's node
+namespace, adding only ``-setupinterface=false`` (this kernel has no dummy interfaces; the
+addresses are on the node's ``lo``) and file paths relocated into a directory of the test
+(the pod's volumes and each container's own files), as a private mount namespace would. A
+container that is not privileged runs under ``setpriv`` with the capabilities its
+securityContext adds as its bounding set, and ``--no-new-privs`` for
 ``allowPrivilegeEscalation: false`` (:class:`Security`), as the container runtime starts a
 root process.
 
@@ -22,6 +26,7 @@ The binary is never built by this repository: :func:`find_node_cache_binary` loo
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -35,7 +40,7 @@ from typing import Any, Literal, cast
 from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
 from tests.e2e import probes
-from tests.e2e.netns import Testbed, UpstreamPort
+from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
 
 __all__ = [
     "DEFAULT_NODE_CACHE_BINARY",
@@ -45,9 +50,12 @@ __all__ = [
     "NodeCacheExitedError",
     "NodeCacheInvocation",
     "RULES_PER_LOCAL_IP",
+    "KUBELET_ENV_BINARY",
     "Security",
     "bed_for",
+    "cluster_services",
     "config_map_volumes",
+    "kubelet_env",
     "find_node_cache_binary",
     "node_cache_binary_or_skip",
     "node_cache_container",
@@ -84,6 +92,8 @@ NOTRACK udp/tcp to the DNS port, raw OUTPUT NOTRACK udp/tcp from and to the DNS 
 from and to the health port, filter INPUT and OUTPUT ACCEPT udp/tcp."""
 
 BASE_COREFILE_DEFAULT = "/etc/coredns/Corefile.base"
+BASE_COREFILE_NAME = "Corefile.base"
+"""The file node-cache reads in its ConfigMap volume (the ConfigMap's ``Corefile`` key, mapped)."""
 """node-cache's ``-basecorefile`` when the args do not name one."""
 
 KUBE_DNS_CM_DEFAULT = "/etc/kube-dns"
@@ -91,6 +101,9 @@ KUBE_DNS_CM_DEFAULT = "/etc/kube-dns"
 
 PATH_FLAGS = ("-conf", "-pidfile", "-basecorefile", "-kubednscm")
 """node-cache flags whose value is a path in the container: relocated under the test's directory."""
+
+KUBELET_ENV_BINARY = REPO_ROOT / ".cache" / "bin" / "kubelet-env"
+"""kubelet's Service variables and ``$(VAR)`` expansion (``tools/kubelet-env``), built from Kubernetes v1.34."""
 
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """``PATH`` of the container: node-cache runs ``ip6tables`` from it."""
@@ -196,9 +209,56 @@ class Security:
         return [*wrapper, "--", *argv]
 
 
-def _service_env(name: str) -> str:
-    """Kubelet's Service environment variable prefix, as node-cache's ``toSvcEnv`` reads it."""
-    return name.upper().replace("-", "_")
+def cluster_services(ips: ClusterIPs, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cluster's Services as the API server returns them: the test bed's, and the synth's kube-dns-upstream.
+
+    kube-dns has CoreDNS's two ports; every other Service of the test bed its named TCP
+    ports (or DNS's 53); kube-dns-upstream is the synthesized Service with the ClusterIP
+    the test bed allocated to it.
+    """
+    services: list[dict[str, Any]] = []
+    for record in ips.services():
+        if record.name == "kube-dns-upstream":
+            continue
+        if record.name == "kube-dns":
+            ports = [
+                {"name": "dns", "port": 53, "protocol": "UDP"},
+                {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+            ]
+        else:
+            ports = [{"name": name, "port": port, "protocol": "TCP"} for name, port in record.tcp_ports] or [
+                {"name": "dns", "port": 53, "protocol": "UDP"}
+            ]
+        services.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": record.name, "namespace": record.namespace},
+                "spec": {"clusterIP": record.cluster_ip, "ports": ports},
+            }
+        )
+    args = node_cache_container(_one(objects, "DaemonSet")["spec"]["template"]["spec"])["args"]
+    upstream = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
+    services.append({**upstream, "spec": {**upstream["spec"], "clusterIP": ips.kube_dns_upstream}})
+    return services
+
+
+def kubelet_env(
+    *, namespace: str, enable_service_links: bool | None, services: list[dict[str, Any]], container: dict[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """The environment and the args kubelet gives ``container`` of a pod in ``namespace``: kubelet's own code."""
+    if not KUBELET_ENV_BINARY.is_file():
+        raise FileNotFoundError(f"{KUBELET_ENV_BINARY} missing: run `bash tools/build-binaries.sh kubelet-env`")
+    request: dict[str, Any] = {"namespace": namespace, "services": services, "container": container}
+    if enable_service_links is not None:
+        request["enableServiceLinks"] = enable_service_links
+    done = subprocess.run(
+        [str(KUBELET_ENV_BINARY)], input=json.dumps(request), capture_output=True, text=True, timeout=30, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"kubelet-env exited {done.returncode}: {done.stderr.strip()}")
+    result = json.loads(done.stdout)
+    return dict(result["env"]), list(result["args"] or [])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,7 +269,7 @@ class NodeCacheInvocation:
     """The exact command line: the image entrypoint and the container args."""
 
     env: Mapping[str, str]
-    """What kubelet injects for the ``-upstreamsvc`` Service: ``<NAME>_SERVICE_HOST`` and ports."""
+    """What kubelet injects: the Service variables of the pod's namespace (``KUBE_DNS_UPSTREAM_SERVICE_HOST``…)."""
 
     volumes: Mapping[str, Mapping[str, str]]
     """ConfigMap volumes by mount path: file name → content. An optional ConfigMap the synth
@@ -237,24 +297,31 @@ class NodeCacheInvocation:
     """The container's securityContext."""
 
 
-def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str) -> NodeCacheInvocation:
+def node_cache_invocation(
+    props: NodeLocalDNSProps,
+    *,
+    ips: ClusterIPs,
+    enable_service_links: bool | None = None,
+    missing_services: tuple[str, ...] = (),
+) -> NodeCacheInvocation:
     """node-cache's command line, environment, volumes and Corefile, from the synth of ``props``.
 
-    ``kube_dns_upstream_ip`` is the ClusterIP the API server gave kube-dns-upstream: kubelet
-    passes it as ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
+    ``ips`` are the ClusterIPs of the cluster's Services, kube-dns-upstream's among them:
+    kubelet's code turns them into the container's Service variables and expands the
+    args with them. ``enable_service_links`` overrides the pod spec's field (None: the
+    synth's, where unset means on); ``missing_services`` did not exist yet when the
+    container started.
     """
     objects = synthesized_objects(props)
     daemon_set = _one(objects, "DaemonSet")
     pod = daemon_set["spec"]["template"]["spec"]
     container = node_cache_container(pod)
-    args = [str(arg) for arg in container["args"]]
-    upstream_name = _flag(args, "-upstreamsvc")
-    upstream = _one(objects, "Service", upstream_name)
-    env = {f"{_service_env(upstream_name)}_SERVICE_HOST": kube_dns_upstream_ip}
-    ports = upstream["spec"]["ports"]
-    env[f"{_service_env(upstream_name)}_SERVICE_PORT"] = str(ports[0]["port"])
-    for port in ports:
-        env[f"{_service_env(upstream_name)}_SERVICE_PORT_{_service_env(port['name'])}"] = str(port["port"])
+    env, args = kubelet_env(
+        namespace=daemon_set["metadata"]["namespace"],
+        enable_service_links=pod.get("enableServiceLinks") if enable_service_links is None else enable_service_links,
+        services=[s for s in cluster_services(ips, objects) if s["metadata"]["name"] not in missing_services],
+        container=container,
+    )
 
     volumes = config_map_volumes(objects, pod, container)
     probe = container["livenessProbe"]["httpGet"]
@@ -262,7 +329,7 @@ def node_cache_invocation(props: NodeLocalDNSProps, *, kube_dns_upstream_ip: str
         argv=(NODE_CACHE_ENTRYPOINT, *args),
         env=env,
         volumes=volumes,
-        corefile_base=next(files["Corefile.base"] for files in volumes.values() if "Corefile.base" in files),
+        corefile_base=next(files[BASE_COREFILE_NAME] for files in volumes.values() if BASE_COREFILE_NAME in files),
         local_ips=tuple(_flag(args, "-localip").split(",")),
         rendered_corefile_path=_flag(args, "-conf"),
         liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",
@@ -379,15 +446,21 @@ class NodeCache:
         pidfile: bool = True,
         env: Mapping[str, str] | None = None,
         setup_interface: bool = False,
+        enable_service_links: bool | None = None,
+        missing_services: tuple[str, ...] = (),
     ) -> None:
         """Plan node-cache for ``bed`` from the synth of ``props``; write its ConfigMap volumes.
 
         ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects;
         ``setup_interface=True`` leaves out ``-setupinterface=false``, so node-cache tries to
-        create its dummy interface, which this kernel cannot (only its error is of interest).
+        create its dummy interface, which this kernel cannot (only its error is of interest);
+        ``enable_service_links`` overrides the pod spec's field, as a webhook or a hand edit might;
+        ``missing_services`` did not exist when kubelet started the container.
         """
         self.bed = bed
-        self.invocation = node_cache_invocation(props, kube_dns_upstream_ip=bed.ips.kube_dns_upstream)
+        self.invocation = node_cache_invocation(
+            props, ips=bed.ips, enable_service_links=enable_service_links, missing_services=missing_services
+        )
         self.binary = binary
         self.pidfile = pidfile
         self.setup_interface = setup_interface

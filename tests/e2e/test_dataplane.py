@@ -161,9 +161,7 @@ def test_node_resolves_external_name_via_its_resolv_conf(testbed: Testbed) -> No
 
 # ------------------------------------- node-cache's command line, from the synth ---
 def test_node_cache_invocation_is_read_from_the_synth_with_the_allocated_cluster_ips(testbed: Testbed) -> None:
-    invocation = node_cache_invocation(
-        NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
 
     assert invocation.argv == (
         "/node-cache",
@@ -203,9 +201,7 @@ class CorefileRun:
 @pytest.fixture(scope="class")
 def run(testbed: Testbed) -> Iterator[CorefileRun]:
     """CoreDNS with the synthesized Corefile, rendered as node-cache renders it, in the node netns."""
-    invocation = node_cache_invocation(
-        NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
     rendered = render_runtime_corefile(
         invocation.corefile_base,
         # node-cache reads the -upstreamsvc ClusterIP from the variable kubelet injects.
@@ -365,7 +361,7 @@ class TestSynthesizedCorefileOnCoreDNS:
 # ----------------------------------------- the spec's failure modes, on CoreDNS ---
 def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """The spec's "Corefile parse error": ``__KUBE_DNS_CLUSTER_IP__`` left in the ``bind`` lines."""
-    preview = node_cache_invocation(NodeLocalDNSProps(), kube_dns_upstream_ip=testbed.ips.kube_dns_upstream)
+    preview = node_cache_invocation(NodeLocalDNSProps(), ips=testbed.ips)
     assert preview.local_ips == ("fd00::10", "__KUBE_DNS_CLUSTER_IP__")
     assert "bind fd00::10 __KUBE_DNS_CLUSTER_IP__\n" in preview.corefile_base
     rendered = render_runtime_corefile(
@@ -382,9 +378,7 @@ def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredn
 
 def test_corefile_without_upstream_service_variable_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """DECISIONS.md: without ``KUBE_DNS_UPSTREAM_SERVICE_HOST`` node-cache writes ``forward . <nil>``."""
-    invocation = node_cache_invocation(
-        NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
     rendered = render_runtime_corefile(invocation.corefile_base, cluster_dns_ip=None, local_ips=invocation.local_ips)
 
     process = testbed.start_coredns(testbed.node, rendered, "no-upstream-variable", wait=False)

@@ -455,6 +455,8 @@ NODE_LOCAL_DNS_PROPS = props(
         "monitoring": BOOLEANS,
         "interception": INTERCEPTIONS,
         "privileged": BOOLEANS,
+        "portable": BOOLEANS,
+        "argocd_sync_waves": BOOLEANS,
     },
 )
 
@@ -580,6 +582,7 @@ DAEMON_SET_PROPS = props(
         "image_pull_policy": PULL_POLICIES,
         "local_ip": ADDRESSES,
         "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "portable": BOOLEANS,
         "tolerations": TOLERATIONS,
         "cpu_request": QUANTITIES,
         "memory_request": QUANTITIES,

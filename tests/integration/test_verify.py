@@ -129,6 +129,7 @@ def test_healthy_install_passes_every_check(
         "upstream-service-selects-kube-dns": "pass",
         "no-unsubstituted-placeholder": "pass",
         "pods-created-after-upstream-service": "pass",
+        "node-cache-intercepts-kube-dns": "pass",
         "node-taints-tolerated": "pass",
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",

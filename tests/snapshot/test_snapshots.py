@@ -27,6 +27,8 @@ from constructs_nld import (
     FallthroughConfigMap,
     FallthroughConfigMapProps,
     FallthroughRules,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
@@ -113,6 +115,10 @@ def test_full_synth_custom_props(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(props) == snapshot
 
 
+def test_full_synth_portable_with_argocd_sync_waves(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(portable=True, argocd_sync_waves=True)) == snapshot
+
+
 def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(monitoring=False)) == snapshot
 
@@ -131,6 +137,11 @@ def test_full_synth_without_privilege(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", privileged=False)) == snapshot
 
 
+def test_full_synth_with_dashboard(snapshot: SnapshotAssertion) -> None:
+    props = NodeLocalDNSProps(dashboard=True, dashboard_labels={"grafana_dashboard": "1", "team": "dns"})
+    assert _yaml_by_chart(props)["monitoring"] == snapshot
+
+
 # --- each construct: defaults --------------------------------------------------------------
 
 
@@ -145,6 +156,7 @@ def test_full_synth_without_privilege(snapshot: SnapshotAssertion) -> None:
         pytest.param(lambda scope: NodeCacheDaemonSet(scope, "c"), id="NodeCacheDaemonSet"),
         pytest.param(lambda scope: PodMonitor(scope, "c"), id="PodMonitor"),
         pytest.param(lambda scope: AlertRules(scope, "c"), id="AlertRules"),
+        pytest.param(lambda scope: GrafanaDashboard(scope, "c"), id="GrafanaDashboard"),
     ],
 )
 def test_defaults(build: Build, snapshot: SnapshotAssertion) -> None:
@@ -318,6 +330,24 @@ CUSTOM_GROUP = RuleGroup(
                 ),
             ),
             id="AlertRules",
+        ),
+        pytest.param(
+            lambda scope: GrafanaDashboard(
+                scope,
+                "c",
+                GrafanaDashboardProps(
+                    name="dns-dashboard",
+                    namespace="grafana",
+                    labels={"grafana_dashboard": "dns"},
+                    job="observability/nld",
+                    target_namespace="dns",
+                    daemon_set="nld",
+                    container="cache",
+                    uid="dns-cache",
+                    title="DNS cache",
+                ),
+            ),
+            id="GrafanaDashboard",
         ),
     ],
 )

@@ -327,3 +327,25 @@ def test_bare_npx_cdk8s_synth_finds_the_projects_python_checks_no_upgrade_and_ke
     assert bad.returncode != 0
     assert "error: kube_dns_cluster_ip: must be an IPv6 address, got 'None'" in bad.stderr
     assert _dist(project) == committed
+
+
+def test_portable_props_ignore_the_cluster_ip_variable() -> None:
+    base = NodeLocalDNSProps(portable=True)
+
+    assert props_from_environment({"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}, base) is base
+
+
+def test_a_portable_run_says_its_output_is_deployable_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outdir = tmp_path / "out"
+
+    assert (
+        main(NodeLocalDNSProps(portable=True), {"CDK8S_OUTDIR": str(outdir), "KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}) == 0
+    )
+
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "synthesized portable output (deployable as it is: kubelet gives node-cache the address as "
+        f"$(KUBE_DNS_SERVICE_HOST)): wrote {outdir}/{{0000-nodelocaldns-services.k8s.yaml"
+    )

@@ -30,15 +30,12 @@ from constructs_nld import (
     ServiceAccountProps,
     UpstreamService,
     UpstreamServiceProps,
+    find_unresolved_placeholders,
     synthesize,
 )
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
-DROP_GO_AND_PROCESS = [
-    {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
-    {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
-]
 NODE_RELABEL = [{"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]
 
 
@@ -353,22 +350,25 @@ def test_pod_monitor(pod_monitor: dict[str, Any]) -> None:
     assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
 
 
-def test_pod_monitor_scrapes_both_ports(pod_monitor: dict[str, Any]) -> None:
+def test_pod_monitor_scrapes_both_ports_each_keeping_its_half(pod_monitor: dict[str, Any]) -> None:
+    # node-cache serves one registry on both ports: 9353 keeps node-cache's own family, 9253 the rest.
     assert pod_monitor["spec"]["podMetricsEndpoints"] == [
         {
             "port": "metrics",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
             "metricRelabelings": [
-                *DROP_GO_AND_PROCESS,
+                {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
                 {"action": "drop", "regex": "coredns_.*_request_duration_seconds_bucket", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]},
             ],
         },
         {
             "port": "metrics-binary",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
-            "metricRelabelings": DROP_GO_AND_PROCESS,
+            "metricRelabelings": [{"action": "keep", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]}],
         },
     ]
 
@@ -665,3 +665,45 @@ def test_the_spec_mode_has_no_keeper_and_no_fallthrough_objects(preview_objects:
     assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-fallthrough"]
     daemon_set = _one(preview_objects, "DaemonSet", "node-local-dns")
     assert "-setupiptables=false" not in daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+# --- portable output and GitOps ordering ------------------------------------------------------
+def test_portable_output_takes_the_cluster_ip_from_kubelet_and_holds_no_placeholder_of_ours() -> None:
+    objects = {obj["kind"]: obj for chart in synthesize(NodeLocalDNSProps(portable=True)) for obj in chart.objects}
+
+    args = objects["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["-localip", "fd00::10,$(KUBE_DNS_SERVICE_HOST)"]
+    corefile = objects["ConfigMap"]["data"]["Corefile"]
+    assert [line.strip() for line in corefile.splitlines() if line.strip().startswith("bind ")] == [
+        "bind __PILLAR__LOCAL__DNS__"
+    ] * 4
+    assert "health [fd00::10]:8080" in corefile
+    assert find_unresolved_placeholders(list(objects.values())) == []
+
+
+def test_fails_when_portable_is_given_an_address() -> None:
+    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: must be unset with portable=True, got 'fd00:ec2::a'"):
+        NodeLocalDNSProps(portable=True, kube_dns_cluster_ip="fd00:ec2::a")
+
+
+def test_argocd_sync_waves_order_services_workload_monitoring() -> None:
+    waves = {
+        (chart.role, obj["kind"]): obj["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]
+        for chart in synthesize(NodeLocalDNSProps(argocd_sync_waves=True))
+        for obj in chart.objects
+    }
+
+    assert waves == {
+        ("services", "Service"): "0",
+        ("workload", "ServiceAccount"): "1",
+        ("workload", "ConfigMap"): "1",
+        ("workload", "DaemonSet"): "1",
+        ("monitoring", "PodMonitor"): "2",
+        ("monitoring", "PrometheusRule"): "2",
+    }
+
+
+def test_no_sync_wave_annotation_by_default() -> None:
+    for chart in synthesize(NodeLocalDNSProps()):
+        for obj in chart.objects:
+            assert "annotations" not in obj["metadata"], obj["kind"]

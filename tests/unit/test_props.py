@@ -746,6 +746,18 @@ def test_fails_when_interception_is_unknown(value: str) -> None:
         NodeCacheDaemonSetProps(interception=value)  # type: ignore[arg-type]
 
 
+def test_fails_when_fallthrough_is_asked_of_portable_manifests() -> None:
+    message = (
+        "interception: 'fallthrough' needs portable=False, got portable=True (the keeper's rules name the "
+        "kube-dns ClusterIP, which portable manifests leave to kubelet and never hold)"
+    )
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeLocalDNSProps(interception="fallthrough", portable=True)
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeCacheDaemonSetProps(interception="fallthrough", portable=True)
+
+
 @pytest.mark.parametrize("value", [None, 1, True])
 def test_fails_when_interception_is_not_a_string(value: Any) -> None:
     with pytest.raises(ValueError, match=r"^interception: must be one of 'node-cache', 'fallthrough', got "):
