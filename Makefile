@@ -6,33 +6,46 @@ SHELL := /bin/bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# checkov, the security scanner the least-privilege test runs on the synth, in a venv of its own:
+# every checkov 3 release requires packaging<24, which pytest 9 refuses (README, Libraries).
+CHECKOV_VENV := .venv-checkov
+CHECKOV_VERSION := 3.3.30
 export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup system binaries synth imports lint test bench clean
+.PHONY: help setup system binaries synth imports lint test fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
 	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
+	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
+$(CHECKOV_VENV)/.installed: Makefile
+	python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet "checkov==$(CHECKOV_VERSION)"
+	touch $@
+
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian packages the tests need: promtool (prometheus), openssl for the test control plane,
-# and for the data-plane suite ip6tables, dig, dnsperf, ip and sysctl.
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps
-APT_COMMANDS := promtool openssl ip6tables ip6tables-restore dig dnsperf ip sysctl
+# Debian packages the tests need: promtool and the backfilled soak's server (prometheus), openssl
+# for the test control plane, for the data-plane suite ip6tables, dig, dnsperf, ip, sysctl and
+# setpriv (a container's capabilities), shellcheck for the fallthrough keeper's script, and for the
+# monitoring suite socat (the bridges between network namespaces) and nft (a foreign rule
+# node-cache cannot re-add its own around).
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables
+APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck socat nft
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -41,11 +54,12 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and CoreDNS, built
-# from source through the Go module proxy into .cache/ (reused when present). node-cache is not
-# among them: the proxy does not serve k8s.io/dns.
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, kubelet-env (ours),
+# CoreDNS, prometheus-operator and Prometheus, built from source through the Go module proxy into
+# .cache/ (reused when present). node-cache is never built here: the tests find a binary outside
+# the repository (README, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok coredns
+	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kubelet-env coredns prometheus-operator prometheus
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.
@@ -66,11 +80,17 @@ lint: setup
 test: setup system binaries lint
 	$(PY) -m pytest
 
+# The CI profile of the oracle runs in `make test`; this one explores at random, far longer.
+fuzz: setup system binaries
+	$(PY) -m pytest tests/integration/test_oracle.py -p no:cacheprovider --hypothesis-profile=fuzz --hypothesis-show-statistics
+
 bench: setup system binaries
 	$(PY) bench/synth.py
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py
+	$(PY) bench/disruption.py
+	$(PY) bench/soak.py
 	$(PY) bench/scale.py
 
 clean:
-	rm -rf $(VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

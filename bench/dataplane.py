@@ -1,26 +1,42 @@
-"""Benchmark one node's DNS data plane: kube-proxy's path to cluster CoreDNS vs our Corefile on CoreDNS.
+"""Benchmark one node's DNS data plane through the real node-cache, against the same node without it.
 
-dnsperf runs in the pod namespace of the e2e test bed (``tests/e2e/netns.py``) with a fixed
-query mix — cluster names (AAAA, SRV, PTR), external names, NXDOMAIN — bounded by a query
-count and a time limit, against:
+Three paths of the e2e test bed (``tests/e2e/netns.py``), each on its own fresh node, the
+nodes side by side and measured in turn, round after round (so that load from elsewhere on
+the machine falls on all three alike), the pod as client:
 
-(i)  the kube-dns ClusterIP: kube-proxy's DNAT to cluster CoreDNS, every pod's path without
-     NodeLocal DNS (and its fallthrough path);
-(ii) ``fd00::10``: the synthesized Corefile, rendered as node-cache renders it, on CoreDNS
-     v1.13.2 — the CoreDNS node-cache embeds, NOT node-cache, which cannot be built here. No
-     NOTRACK rules exist, so the client addresses ``fd00::10`` itself instead of the ClusterIP.
+(i)   the kube-dns ClusterIP without NodeLocal DNS: kube-proxy's DNAT to cluster CoreDNS —
+      every pod's path without NLD, and its fallthrough path (the baseline);
+(iii) the kube-dns ClusterIP with node-cache 1.26.8 running as the synthesized DaemonSet runs
+      it: its NOTRACK rules take the pod's query to node-cache (the pod's real path with NLD);
+(iv)  ``fd00::10``, node-cache's own address.
 
-Latency percentiles come from dnsperf's own per-query latencies (``-v`` prints one line per
-response). "Reached cluster CoreDNS" is the rise of cluster CoreDNS's
-``coredns_dns_requests_total`` over the run divided by the queries dnsperf sent. Every
-response's RCODE is checked against what the mix expects; a wrong one fails the run.
+Per path:
 
-Run as root. Prints a markdown table and writes a chart (``bench/results/dataplane.png``).
+- **resolver-style lookups**: ``--runs`` runs of ``--lookups`` AAAA lookups at ``--rate``
+  per second, each from a fresh socket (a new source port, as glibc's resolver sends them),
+  of the cluster names of the mix, node-cache restarted before each (cold cache): latency
+  percentiles (medians over the runs), failures, and the rise of the node's
+  ``nf_conntrack_count`` over the first run, scaled to 10,000 lookups — the conntrack table is the main reason NodeLocal
+  DNS exists. Without NLD it stays below 10,000: a source port drawn again within the 30 s
+  UDP timeout finds its entry still there;
+- **dnsperf** from the pod with a fixed mix (cluster AAAA/SRV/PTR, external, NXDOMAIN),
+  ``--runs`` runs, node-cache restarted before each (cold cache): queries/s, p50/p99 of
+  dnsperf's per-query latencies, and the share of queries that reached cluster CoreDNS (the
+  rise of its ``coredns_dns_requests_total`` over the queries sent). Every response's RCODE
+  is checked against the mix; a wrong one fails the run.
+
+Goals (issue 9): ≥ 99.9 % of repeated lookups absorbed; p99 ≤ the no-NLD p99; conntrack
+entries per 10,000 lookups ≈ 0 with NLD against ≈ 10,000 without. Judged by comparing with
+(i), measured in the same run.
+
+Run as root, with the node-cache binary (``$NODE_CACHE_BIN`` or the per-user path). Prints
+markdown tables and writes a chart (``bench/results/dataplane.png``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import math
 import re
@@ -35,17 +51,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from tests.e2e import probes  # noqa: E402
-from tests.e2e.netns import Namespace, Testbed, require_root, sweep_stale  # noqa: E402
-from tests.e2e.nodecache import runtime_corefile, synthesized_objects, upstream_ports  # noqa: E402
+from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
+from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
+from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 
-NLD_LABEL = "Corefile on CoreDNS 1.13.2 (node-cache unavailable)"
-BASELINE_LABEL = "kube-dns ClusterIP → kube-proxy DNAT → cluster CoreDNS (no NLD)"
+NO_NLD = "(i) kube-dns ClusterIP → kube-proxy DNAT → cluster CoreDNS (no NLD)"
+INTERCEPTED = "(iii) kube-dns ClusterIP intercepted by node-cache"
+LOCAL = "(iv) fd00::10 → node-cache"
 SHORT_LABELS = {
-    BASELINE_LABEL: "(i) ClusterIP → kube-proxy DNAT\n→ cluster CoreDNS (no NLD)",
-    NLD_LABEL: "(ii) Corefile on CoreDNS 1.13.2\n(node-cache unavailable)",
+    NO_NLD: "(i) ClusterIP → DNAT\n→ cluster CoreDNS (no NLD)",
+    INTERCEPTED: "(iii) ClusterIP\nintercepted by node-cache",
+    LOCAL: "(iv) fd00::10\n→ node-cache",
 }
-LOCAL_IP = "fd00::10"
+LOCAL_LISTENER = f"dns://[{NODE_LOCAL_DNS_IP}]:53"
 NODE_METRICS_URL = "http://[fd01::1]:9253/metrics"
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "dataplane.png"
 
@@ -121,6 +141,40 @@ class Run:
         return self.cluster_requests / self.sent if self.sent else math.nan
 
 
+@dataclass(frozen=True)
+class Lookups:
+    """The resolver-style runs of a path and the node's conntrack entries the first one created."""
+
+    results: tuple[LoadResult, ...]
+    conntrack_entries: int
+    """Rise of the node's ``nf_conntrack_count`` over the first run, on a fresh node."""
+
+    @property
+    def per_10k(self) -> float:
+        """Conntrack entries created per 10,000 lookups."""
+        return self.conntrack_entries * 10_000 / len(self.results[0].lookups)
+
+    @property
+    def failed(self) -> int:
+        """Lookups without an answer, over every run."""
+        return sum(len(result.failed) for result in self.results)
+
+    def latency_ms(self, pct: float) -> float:
+        """Median over the runs of the percentile of the answered lookups' latencies."""
+        return statistics.median(
+            percentile(tuple(lookup.latency or 0.0 for lookup in result.lookups if lookup.ok), pct) * 1000
+            for result in self.results
+        )
+
+
+@dataclass
+class PathResult:
+    """Everything measured on one path."""
+
+    lookups: Lookups
+    runs: list[Run]
+
+
 def percentile(values: tuple[float, ...], pct: float) -> float:
     """Nearest-rank percentile."""
     if not values:
@@ -160,14 +214,14 @@ def dnsperf(
     return stats, tuple(latencies), wrong, rcodes
 
 
+def cluster_total(bed: Testbed) -> float:
+    """Cluster CoreDNS's ``coredns_dns_requests_total``."""
+    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total")
+
+
 def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], args: argparse.Namespace) -> Run:
     """One dnsperf run at ``server``, with cluster CoreDNS's request counter read around it."""
-    url = bed.cluster_coredns_metrics_url()
-
-    def cluster_total() -> float:
-        return probes.scrape(bed.node, url).total("coredns_dns_requests_total")
-
-    before = cluster_total()
+    before = cluster_total(bed)
     stats, latencies, wrong, rcodes = dnsperf(bed.pod, server, datafile, mix, args)
     return Run(
         sent=int(stats["Queries sent"]),
@@ -177,8 +231,70 @@ def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], a
         latencies=latencies,
         wrong=wrong,
         rcodes=rcodes,
-        cluster_requests=cluster_total() - before,
+        cluster_requests=cluster_total(bed) - before,
     )
+
+
+@dataclass(frozen=True)
+class Node:
+    """One path's node: its test bed, where the pod sends its queries, and its node-cache if the path has one."""
+
+    label: str
+    bed: Testbed
+    server: str
+    node_cache: NodeCache | None
+
+    def restart(self) -> None:
+        """A new node-cache container, so that a run starts with a cold cache; nothing without NLD."""
+        if self.node_cache is None:
+            return
+        if self.node_cache.alive():
+            self.node_cache.stop()
+        self.node_cache.start()
+        self.node_cache.wait_ready()
+        probes.wait_for_loop_self_check(self.bed.node, NODE_METRICS_URL, listener=LOCAL_LISTENER, blocks=4)
+
+
+def measure_all(
+    binary: Path, workdir: Path, args: argparse.Namespace
+) -> tuple[dict[str, PathResult], tuple[Query, ...]]:
+    """Every measurement of the three paths, each on its own fresh node (its conntrack table starts empty).
+
+    The nodes run side by side and every round measures the three paths in turn, so that
+    load from elsewhere on the machine falls on all of them alike. Resolver-style runs come
+    first: the node's conntrack count is read right around the first one, with nothing else
+    running on the node (a metrics scrape would be a conntracked connection too); later runs
+    would see earlier entries expire (UDP: 30 s) and only measure latency.
+    """
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a")
+    with contextlib.ExitStack() as stack:
+        nodes = []
+        for n, label in enumerate((NO_NLD, INTERCEPTED, LOCAL)):
+            bed = stack.enter_context(bed_for(props, workdir / str(n)))
+            node_cache = None if label == NO_NLD else NodeCache(bed, props, binary=binary)
+            nodes.append(Node(label, bed, NODE_LOCAL_DNS_IP if label == LOCAL else bed.ips.kube_dns, node_cache))
+        # The allocation is seeded per process: every node has the same Services.
+        mix = query_mix(nodes[0].bed)
+        datafile = workdir / "queries.txt"
+        datafile.write_text("".join(f"{q.name} {q.rtype}\n" for q in mix))
+        names = tuple(q.name for q in mix if q.kind == "cluster" and q.rtype == "AAAA")
+        lookups: dict[str, list[LoadResult]] = {node.label: [] for node in nodes}
+        entries: dict[str, int] = {}
+        for run in range(args.runs):
+            for node in nodes:
+                node.restart()
+                before = probes.conntrack_count(node.bed.node)
+                load = ResolverLoad(node.bed.pod, node.server, names, rate=args.rate, count=args.lookups)
+                lookups[node.label].append(load.result())
+                if run == 0:
+                    entries[node.label] = probes.conntrack_count(node.bed.node) - before
+        runs: dict[str, list[Run]] = {node.label: [] for node in nodes}
+        for _ in range(args.runs):
+            for node in nodes:
+                node.restart()
+                runs[node.label].append(measure(node.bed, node.server, datafile, mix, args))
+    results = {label: PathResult(Lookups(tuple(lookups[label]), entries[label]), runs[label]) for label in lookups}
+    return results, mix
 
 
 def median_of(runs: list[Run], metric: Callable[[Run], float]) -> float:
@@ -186,8 +302,8 @@ def median_of(runs: list[Run], metric: Callable[[Run], float]) -> float:
     return statistics.median(metric(run) for run in runs)
 
 
-def chart(results: dict[str, list[Run]], path: Path) -> None:
-    """Bar charts of throughput, latency and the share reaching cluster CoreDNS."""
+def chart(results: dict[str, PathResult], path: Path) -> None:
+    """Bar charts: throughput, latency, share reaching cluster CoreDNS, conntrack entries per 10,000 lookups."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -195,31 +311,35 @@ def chart(results: dict[str, list[Run]], path: Path) -> None:
 
     labels = list(results)
     short = [SHORT_LABELS[label] for label in labels]
-    colors = ["#7f7f7f", "#1f77b4"]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
-    qps = [median_of(results[k], lambda r: r.qps) for k in labels]
+    colors = ["#7f7f7f", "#1f77b4", "#2ca02c"]
+    fig, axes = plt.subplots(1, 4, figsize=(20, 5))
+    qps = [median_of(results[k].runs, lambda r: r.qps) for k in labels]
     axes[0].bar(short, qps, color=colors)
-    axes[0].set_title("Throughput (queries/s, median run)")
+    axes[0].set_title("dnsperf throughput (queries/s, median run)")
     for i, value in enumerate(qps):
         axes[0].annotate(f"{value:,.0f}", (i, value), ha="center", va="bottom")
     width = 0.38
-    latency: tuple[tuple[str, Callable[[Run], float]], ...] = (("p50", lambda r: r.p50_ms), ("p99", lambda r: r.p99_ms))
-    for offset, (name, metric) in enumerate(latency):
-        values = [median_of(results[k], metric) for k in labels]
+    for offset, pct in enumerate((50, 99)):
+        values = [results[k].lookups.latency_ms(pct) for k in labels]
         xs = [i + (offset - 0.5) * width for i in range(len(labels))]
-        bars = axes[1].bar(xs, values, width, label=name, color=colors, alpha=0.55 if name == "p50" else 1.0)
+        bars = axes[1].bar(xs, values, width, color=colors, alpha=0.55 if pct == 50 else 1.0)
         axes[1].bar_label(bars, fmt="%.2f")
     axes[1].set_xticks(range(len(labels)), short)
-    axes[1].set_title("Latency (ms): p50 light, p99 dark")
-    fractions = [median_of(results[k], lambda r: r.reached_cluster) * 100 for k in labels]
+    axes[1].set_title("Resolver-style latency (ms): p50 light, p99 dark")
+    fractions = [median_of(results[k].runs, lambda r: r.reached_cluster) * 100 for k in labels]
     axes[2].bar(short, fractions, color=colors)
     axes[2].set_ylim(0, 110)
-    axes[2].set_title("Client queries that reached cluster CoreDNS (%)")
+    axes[2].set_title("dnsperf queries that reached cluster CoreDNS (%)")
     for i, value in enumerate(fractions):
         axes[2].annotate(f"{value:.3f}%", (i, value), ha="center", va="bottom")
+    entries = [results[k].lookups.per_10k for k in labels]
+    axes[3].bar(short, entries, color=colors)
+    axes[3].set_title("Node conntrack entries per 10,000 resolver lookups")
+    for i, value in enumerate(entries):
+        axes[3].annotate(f"{value:,.0f}", (i, value), ha="center", va="bottom")
     for ax in axes:
         ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle("DNS data plane of one node (network namespaces, dnsperf from the pod)")
+    fig.suptitle("DNS data plane of one node through node-cache 1.26.8 (network namespaces, clients in the pod)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -228,69 +348,85 @@ def chart(results: dict[str, list[Run]], path: Path) -> None:
 
 def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cli.add_argument("--queries", type=int, default=100000, help="at most this many queries per run; default 100000")
-    cli.add_argument("--seconds", type=int, default=10, help="at most this many seconds per run; default 10")
-    cli.add_argument("--runs", type=int, default=3, help="runs per path, medians reported; default 3")
+    cli.add_argument("--queries", type=int, default=100000, help="dnsperf: at most this many per run; default 100000")
+    cli.add_argument("--seconds", type=int, default=10, help="dnsperf: at most this many seconds per run; default 10")
+    cli.add_argument("--runs", type=int, default=3, help="runs per path and client, medians reported; default 3")
     cli.add_argument("--clients", type=int, default=4, help="dnsperf -c; default 4")
     cli.add_argument("--outstanding", type=int, default=32, help="dnsperf -q (queries in flight); default 32")
+    cli.add_argument("--lookups", type=int, default=10000, help="resolver-style lookups per run; default 10000")
+    cli.add_argument("--rate", type=int, default=1000, help="resolver-style lookups per second; default 1000")
     cli.add_argument("--chart", type=Path, default=DEFAULT_CHART, help=f"PNG to write; default {DEFAULT_CHART}")
     args = cli.parse_args()
-    for name in ("queries", "seconds", "runs", "clients", "outstanding"):
+    for name in ("queries", "seconds", "runs", "clients", "outstanding", "lookups", "rate"):
         if getattr(args, name) < 1:
             cli.error(f"--{name} must be at least 1")
     require_root()
+    binary = find_node_cache_binary()
+    if binary is None:
+        print(f"error: {NODE_CACHE_MISSING}", file=sys.stderr)
+        return 2
 
     sweep_stale()
-    results: dict[str, list[Run]] = {BASELINE_LABEL: [], NLD_LABEL: []}
     with tempfile.TemporaryDirectory(prefix="nld-bench-") as tmp:
-        workdir = Path(tmp)
-        with Testbed(workdir=workdir, upstream_ports=upstream_ports(synthesized_objects(None))) as bed:
-            mix = query_mix(bed)
-            datafile = workdir / "queries.txt"
-            datafile.write_text("".join(f"{q.name} {q.rtype}\n" for q in mix))
-            for _ in range(args.runs):
-                results[BASELINE_LABEL].append(measure(bed, bed.ips.kube_dns, datafile, mix, args))
-            corefile = runtime_corefile(
-                kube_dns_cluster_ip=bed.ips.kube_dns, kube_dns_upstream_ip=bed.ips.kube_dns_upstream
-            )
-            for run in range(args.runs):
-                # A fresh CoreDNS per run: every run starts with a cold cache.
-                with bed.coredns(bed.node, corefile, f"nld-run-{run}"):
-                    probes.wait_for_loop_self_check(
-                        bed.node, NODE_METRICS_URL, listener=f"dns://[{LOCAL_IP}]:53", blocks=4
-                    )
-                    results[NLD_LABEL].append(measure(bed, LOCAL_IP, datafile, mix, args))
+        results, mix = measure_all(binary, Path(tmp), args)
 
     kinds = Counter(q.kind for q in mix)
     print(
-        f"Query mix per pass ({len(mix)}): {kinds['cluster']} cluster (AAAA/SRV/PTR), {kinds['external']} external, "
-        f"{kinds['nxdomain']} NXDOMAIN; dnsperf -c {args.clients} -q {args.outstanding}, "
-        f"≤ {args.queries} queries and ≤ {args.seconds} s per run, {args.runs} runs per path (medians), cold cache.\n"
+        f"node-cache: {binary}. dnsperf mix per pass ({len(mix)}): {kinds['cluster']} cluster (AAAA/SRV/PTR), "
+        f"{kinds['external']} external, {kinds['nxdomain']} NXDOMAIN; -c {args.clients} -q {args.outstanding}, "
+        f"≤ {args.queries} queries and ≤ {args.seconds} s per run, {args.runs} runs per path in rounds (medians), "
+        f"cold cache. Resolver-style: {args.runs} runs of {args.lookups} lookups at {args.rate}/s, a fresh socket "
+        "each, of the 5 cluster AAAA names, cold cache, latency medians over the runs; conntrack over the first run.\n"
     )
     print(
-        "| path | queries sent | lost | wrong RCODE | queries/s | p50 ms | p99 ms "
-        "| cluster CoreDNS requests | reached cluster CoreDNS |"
+        "| path | dnsperf queries/s | dnsperf p50 ms | dnsperf p99 ms | reached cluster CoreDNS "
+        "| resolver p50 ms | resolver p99 ms | resolver failed | conntrack entries per 10,000 lookups |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     failed = False
-    for label, runs in results.items():
-        sent = sum(r.sent for r in runs)
-        lost = sum(r.lost for r in runs)
-        wrong = sum(r.wrong for r in runs)
-        failed |= wrong > 0 or lost > 0.01 * sent
+    for label, path in results.items():
+        sent = sum(r.sent for r in path.runs)
+        lost = sum(r.lost for r in path.runs)
+        wrong = sum(r.wrong for r in path.runs)
+        failed |= wrong > 0 or lost > 0.01 * sent or path.lookups.failed > 0
         print(
-            f"| {label} | {sent} | {lost} | {wrong} | {median_of(runs, lambda r: r.qps):,.0f} "
-            f"| {median_of(runs, lambda r: r.p50_ms):.3f} | {median_of(runs, lambda r: r.p99_ms):.3f} "
-            f"| {median_of(runs, lambda r: r.cluster_requests):,.0f} "
-            f"| {median_of(runs, lambda r: r.reached_cluster):.3%} |"
+            f"| {label} | {median_of(path.runs, lambda r: r.qps):,.0f} "
+            f"| {median_of(path.runs, lambda r: r.p50_ms):.3f} | {median_of(path.runs, lambda r: r.p99_ms):.3f} "
+            f"| {median_of(path.runs, lambda r: r.reached_cluster):.3%} "
+            f"| {path.lookups.latency_ms(50):.3f} | {path.lookups.latency_ms(99):.3f} "
+            f"| {path.lookups.failed} | {path.lookups.per_10k:,.0f} |"
         )
-    rcodes = {label: dict(sum((r.rcodes for r in runs), Counter())) for label, runs in results.items()}
-    print(f"\nRCODEs over all runs: {rcodes}")
-    print("Medians per run; cluster CoreDNS requests = rise of its coredns_dns_requests_total during a run.")
+    baseline = results[NO_NLD]
+    print("\n| goal | (iii) ClusterIP via node-cache | (iv) fd00::10 | met |")
+    print("|---|---|---|---|")
+    goals: list[tuple[str, Callable[[PathResult], str], Callable[[PathResult], bool]]] = [
+        (
+            "≥ 99.9 % of repeated lookups absorbed (dnsperf queries not reaching cluster CoreDNS)",
+            lambda p: f"{1 - median_of(p.runs, lambda r: r.reached_cluster):.3%}",
+            lambda p: 1 - median_of(p.runs, lambda r: r.reached_cluster) >= 0.999,
+        ),
+        (
+            f"resolver p99 ≤ no-NLD p99 ({baseline.lookups.latency_ms(99):.3f} ms)",
+            lambda p: (
+                f"{p.lookups.latency_ms(99):.3f} ms ({p.lookups.latency_ms(99) / baseline.lookups.latency_ms(99):.2f}×)"
+            ),
+            lambda p: p.lookups.latency_ms(99) <= baseline.lookups.latency_ms(99),
+        ),
+        (
+            f"conntrack entries per 10,000 lookups ≈ 0 (no NLD: {baseline.lookups.per_10k:,.0f})",
+            lambda p: f"{p.lookups.per_10k:,.0f}",
+            lambda p: p.lookups.per_10k <= 0.001 * baseline.lookups.per_10k,
+        ),
+    ]
+    for goal, shown, met in goals:
+        verdict = all(met(results[label]) for label in (INTERCEPTED, LOCAL))
+        print(f"| {goal} | {shown(results[INTERCEPTED])} | {shown(results[LOCAL])} | {'yes' if verdict else 'NO'} |")
+    rcodes = {label: dict(sum((r.rcodes for r in path.runs), Counter())) for label, path in results.items()}
+    print(f"\nRCODEs of dnsperf over all runs: {rcodes}")
     chart(results, args.chart)
     print(f"chart: {args.chart}")
     if failed:
-        print("error: wrong RCODEs or more than 1% of queries lost", file=sys.stderr)
+        print("error: wrong RCODEs, more than 1% of dnsperf queries lost, or failed resolver lookups", file=sys.stderr)
         return 1
     return 0
 

@@ -15,7 +15,15 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from constructs_nld.app import SynthesizedChart, props_from_environment, synthesize  # noqa: E402
 from constructs_nld.corefile import Corefile, Directive, ServerBlock  # noqa: E402
-from constructs_nld.monitoring import AlertRules, AlertRulesProps, PodMonitor, PodMonitorProps  # noqa: E402
+from constructs_nld.fallthrough import FallthroughRules  # noqa: E402
+from constructs_nld.monitoring import (  # noqa: E402
+    AlertRules,
+    AlertRulesProps,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
+    PodMonitor,
+    PodMonitorProps,
+)
 from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps  # noqa: E402
 from constructs_nld.placeholders import (  # noqa: E402
     NotDeployableError,
@@ -34,6 +42,8 @@ from constructs_nld.services import (  # noqa: E402
 from constructs_nld.workload import (  # noqa: E402
     CorefileConfigMap,
     CorefileConfigMapProps,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
     NodeCacheDaemonSet,
     NodeCacheDaemonSetProps,
     ServiceAccount,
@@ -50,6 +60,11 @@ __all__ = [
     "CorefileConfigMap",
     "CorefileConfigMapProps",
     "Directive",
+    "FallthroughConfigMap",
+    "FallthroughConfigMapProps",
+    "FallthroughRules",
+    "GrafanaDashboard",
+    "GrafanaDashboardProps",
     "LivenessProbe",
     "MetricsService",
     "MetricsServiceProps",

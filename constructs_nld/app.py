@@ -28,7 +28,7 @@ from typing import Any, Final
 import cdk8s
 
 from constructs_nld.nodelocaldns import ChartRole, NodeLocalDNS, NodeLocalDNSProps
-from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
+from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
 
 __all__ = [
     "APP_ID",
@@ -69,11 +69,12 @@ def props_from_environment(environ: Mapping[str, str], props: NodeLocalDNSProps 
     """``props`` (default: the spec's) with the ClusterIP from ``KUBE_DNS_CLUSTER_IP``, if set.
 
     An unset or empty variable gives a preview. A bad value raises the prop's own error,
-    which names the variable it came from.
+    which names the variable it came from. Portable props take no address: they are
+    returned as they are, and the deploy checks the live address without writing it.
     """
     base = props or NodeLocalDNSProps()
     value = environ.get(CLUSTER_IP_ENV, "").strip()
-    if not value:
+    if not value or base.portable:
         return base
     try:
         return replace(base, kube_dns_cluster_ip=value)
@@ -112,9 +113,9 @@ def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    deployable = props.kube_dns_cluster_ip is not None
+    pinned = props.kube_dns_cluster_ip is not None
     requested = environ.get("CDK8S_OUTDIR", "")
-    if deployable and not requested:
+    if pinned and not requested:
         print(
             f"error: ${CLUSTER_IP_ENV} is set, and {PREVIEW_DIR}/ holds the committed preview: write deployable "
             f"output elsewhere: make synth OUT=DIR, CDK8S_OUTDIR=DIR python main.py or cdk8s synth --output DIR",
@@ -122,7 +123,7 @@ def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os
         )
         return 2
     targets = [Path(requested) if requested else PREVIEW_DIR]
-    if not deployable and requested and Path(requested).resolve() == STAGING_DIR.resolve():
+    if not pinned and requested and Path(requested).resolve() == STAGING_DIR.resolve():
         targets.append(PREVIEW_DIR)
     with tempfile.TemporaryDirectory(prefix="nld-synth-") as tmp:
         app = cdk8s.App(outdir=tmp)
@@ -131,11 +132,12 @@ def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os
         for target in targets:
             _replace_directory(Path(tmp), target)
         names = sorted(path.name for path in Path(tmp).iterdir())
-    what = (
-        f"deployable output (kube-dns ClusterIP {props.kube_dns_cluster_ip})"
-        if deployable
-        else f"a preview (not deployable: {KUBE_DNS_CLUSTER_IP} stands for the kube-dns ClusterIP)"
-    )
+    if pinned:
+        what = f"deployable output (kube-dns ClusterIP {props.kube_dns_cluster_ip})"
+    elif props.portable:
+        what = f"portable output (deployable as it is: kubelet gives node-cache the address as {KUBE_DNS_SERVICE_HOST})"
+    else:
+        what = f"a preview (not deployable: {KUBE_DNS_CLUSTER_IP} stands for the kube-dns ClusterIP)"
     written = "; ".join(f"{target}/{{{', '.join(names)}}}" for target in targets)
     print(f"synthesized {what}: wrote {written}", file=sys.stderr)
     return 0

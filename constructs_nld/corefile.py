@@ -12,12 +12,43 @@ import re
 from dataclasses import dataclass
 
 from constructs_nld import placeholders
-from constructs_nld.props import CacheSettings, Ports
+from constructs_nld.props import CacheSettings, Ports, check_port, check_types
 
-__all__ = ["Corefile", "Directive", "ServerBlock", "node_local_dns_corefile"]
+__all__ = ["NODE_CACHE_PLUGINS", "Corefile", "Directive", "ServerBlock", "node_local_dns_corefile"]
+
+NODE_CACHE_PLUGINS = frozenset(
+    {
+        "bind",
+        "bufsize",
+        "cache",
+        "debug",
+        "dns64",
+        "errors",
+        "forward",
+        "health",
+        "hosts",
+        "loadbalance",
+        "log",
+        "loop",
+        "pprof",
+        "prometheus",
+        "reload",
+        "rewrite",
+        "template",
+        "timeouts",
+        "trace",
+        "whoami",
+    }
+)
+"""Directives of the CoreDNS plugins compiled into node-cache 1.26.8 (``prometheus`` is the metrics plugin).
+
+Any other top-level directive stops CoreDNS at startup: the pods would crashloop.
+"""
 
 _PILLAR = re.compile(r"__PILLAR__[A-Z0-9_]*?__(?![A-Z0-9_])")
-_HEALTH_ADDRESS = re.compile(r"^\[(?P<host>[^\]]+)\]:(?P<port>\d+)$")
+_HEALTH_ADDRESS = re.compile(r"\[(?P<host>[^\]]+)\]:(?P<port>\d+)")
+_ZONE_LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
+_ZONE = re.compile(rf"(?=.{{1,254}}\Z){_ZONE_LABEL}(?:\.{_ZONE_LABEL})*\.?")
 
 
 @dataclass(frozen=True)
@@ -73,6 +104,31 @@ def _is_ip(text: str) -> bool:
     return True
 
 
+def _walk(directives: tuple[Directive, ...]) -> list[Directive]:
+    """Every directive, nested ones too, in order."""
+    return [d for directive in directives for d in (directive, *_walk(directive.block))]
+
+
+def _token_problem(token: str) -> str | None:
+    """Why ``token`` would not be read back as the one word it is, or None.
+
+    The Corefile lexer splits words at whitespace, starts a comment at ``#``, a quoted
+    string at ``"``, reads a lone brace as a block and replaces ``{$VAR}``/``{%VAR%}``
+    with the environment.
+    """
+    if not token:
+        return "it is empty"
+    if not token.isprintable() or any(c.isspace() for c in token):
+        return "it holds whitespace or a control character"
+    if "#" in token or '"' in token:
+        return "it holds '#' (a comment) or '\"' (a quoted string)"
+    if token in ("{", "}"):
+        return "a lone brace opens or closes a block"
+    if "{$" in token or "{%" in token:
+        return "'{$…}' and '{%…%}' are replaced by environment variables"
+    return None
+
+
 def _arguments(directive: Directive) -> list[str]:
     return [*directive.args, *(arg for child in directive.block for arg in _arguments(child))]
 
@@ -88,9 +144,21 @@ class Corefile:
     """Server blocks, in the order written."""
 
     def __post_init__(self) -> None:
-        """Lint the model."""
+        """Lint the model: its types, then the text it would render, then what node-cache accepts."""
+        check_types(self)
+        for block in self.blocks:
+            check_types(block, "blocks.")
+            for directive in _walk(block.directives):
+                check_types(directive, "blocks.")
+        if not _ZONE.fullmatch(self.cluster_domain) or self.cluster_domain.endswith("."):
+            raise ValueError(
+                f"cluster_domain: must be a lower-case DNS domain such as 'cluster.local', got {self.cluster_domain!r}"
+            )
         if not self.blocks:
             raise ValueError("blocks: a Corefile needs at least one server block, got none")
+        for block in self.blocks:
+            self._lint_placeholders(block)
+            self._lint_text(block)
         keys = [block.key for block in self.blocks]
         for key in keys:
             if keys.count(key) > 1:
@@ -98,7 +166,29 @@ class Corefile:
         self._lint_health()
         for block in self.blocks:
             self._lint_bind(block)
-            self._lint_placeholders(block)
+
+    @staticmethod
+    def _lint_text(block: ServerBlock) -> None:
+        """Refuse what would render into text CoreDNS reads differently, or not at all."""
+        if block.zone != "." and not _ZONE.fullmatch(block.zone):
+            raise ValueError(
+                f"blocks: zone must be '.' or a lower-case DNS domain such as 'cluster.local', got {block.zone!r}"
+            )
+        check_port("blocks.port", block.port)
+        for directive in _walk(block.directives):
+            for token in (directive.name, *directive.args):
+                problem = _token_problem(token)
+                if problem:
+                    raise ValueError(
+                        f"blocks: {token!r} in {directive.name!r} of {block.key!r} would not render as one word: "
+                        f"{problem}"
+                    )
+        for directive in block.directives:
+            if directive.name not in NODE_CACHE_PLUGINS:
+                raise ValueError(
+                    f"blocks: directive {directive.name!r} in {block.key!r} is not a plugin of node-cache 1.26.8 "
+                    f"(one of {', '.join(sorted(NODE_CACHE_PLUGINS))})"
+                )
 
     def _lint_health(self) -> None:
         seen: list[str] = []
@@ -118,7 +208,7 @@ class Corefile:
                         "declare it once, in the cluster-domain block"
                     )
                 seen.append(where)
-                address = _HEALTH_ADDRESS.match(health.args[0]) if len(health.args) == 1 else None
+                address = _HEALTH_ADDRESS.fullmatch(health.args[0]) if len(health.args) == 1 else None
                 if address is None or not _is_ip(address.group("host")):
                     raise ValueError(
                         f"blocks: health in {where!r} must be '[IPv6]:port' with brackets, "

@@ -20,6 +20,7 @@ from constructs_nld import defaults
 
 __all__ = [
     "CLUSTER_DNS",
+    "KUBE_DNS_SERVICE_HOST",
     "KUBE_DNS_CLUSTER_IP",
     "LOCAL_DNS",
     "NODE_CACHE_RUNTIME_PLACEHOLDERS",
@@ -34,6 +35,12 @@ __all__ = [
 
 KUBE_DNS_CLUSTER_IP: Final = "__KUBE_DNS_CLUSTER_IP__"
 """Stands for the live kube-dns ClusterIP in a preview synth."""
+
+KUBE_DNS_SERVICE_HOST: Final = "$(KUBE_DNS_SERVICE_HOST)"
+"""The kube-dns ClusterIP in portable output: kubelet expands ``$(VAR)`` in container args from
+the container's environment, which holds the Service variables of the pod's namespace
+(``KUBE_DNS_SERVICE_HOST`` for ``kube-system/kube-dns``). Not a placeholder of ours: the
+manifests holding it are deployable as they are."""
 
 CLUSTER_DNS: Final = "__PILLAR__CLUSTER__DNS__"
 """node-cache fills in the ClusterIP of the ``-upstreamsvc`` Service (kube-dns-upstream)."""

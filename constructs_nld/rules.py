@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from constructs_nld import defaults
+from constructs_nld.props import check_types
 
 __all__ = [
     "AlertRule",
@@ -22,20 +23,29 @@ __all__ = [
     "node_local_dns_rules",
 ]
 
-_DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
+_DURATION = re.compile(r"(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`')
 _WRONG_PREFIX = re.compile(r"(?<![A-Za-z0-9_:])nodelocaldns_[A-Za-z0-9_:]*")
 _WRONG_NAME_MATCHER = re.compile(r"""__name__\s*=~?\s*["'`](nodelocaldns_[^"'`]*)""")
-_ALERT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ALERT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_DURATION_NS = 2**63 - 1
 
 
 def check_duration(prop: str, value: str, *, positive: bool = False) -> None:
     """Raise unless ``value`` is a Prometheus duration such as ``5m`` or ``1h30m`` (above zero if ``positive``)."""
-    if not isinstance(value, str) or not value or not _DURATION.match(value):
+    match = _DURATION.fullmatch(value) if isinstance(value, str) and value else None
+    if match is None or _nanoseconds(match) > _MAX_DURATION_NS:
         raise ValueError(f"{prop}: must be a Prometheus duration such as '5m', got {value!r}")
     if positive and not any(c in "123456789" for c in value):
         raise ValueError(f"{prop}: must be longer than zero, got {value!r}")
+
+
+def _nanoseconds(match: re.Match[str]) -> int:
+    """The length of a matched duration; Prometheus refuses one beyond an int64 of nanoseconds (292 years)."""
+    second = 10**9
+    units = (365 * 86400 * second, 7 * 86400 * second, 86400 * second, 3600 * second, 60 * second, second, 10**6)
+    return sum(int(match.group(group) or 0) * unit for group, unit in zip(range(2, 15, 2), units, strict=True))
 
 
 def find_wrong_metric_prefix(expr: str) -> str | None:
@@ -66,11 +76,12 @@ class AlertSettings:
 
     def __post_init__(self) -> None:
         """``for_`` is a duration; ``severity`` is set; labels are Prometheus label names with values."""
+        check_types(self)
         check_duration("for_", self.for_)
         if not self.severity:
             raise ValueError(f"severity: must be a non-empty label value, got {self.severity!r}")
         for name, value in self.labels.items():
-            if not isinstance(name, str) or not _LABEL_NAME.match(name) or name.startswith("__"):
+            if not isinstance(name, str) or not _LABEL_NAME.fullmatch(name) or name.startswith("__"):
                 raise ValueError(f"labels: {name!r} is not a Prometheus label name (letters, digits and '_')")
             if name == "severity":
                 raise ValueError("labels: 'severity' is set by the severity field, not in labels")
@@ -99,7 +110,8 @@ class AlertRule:
 
     def __post_init__(self) -> None:
         """Reject names Prometheus refuses and metric names that do not exist."""
-        if not _ALERT_NAME.match(self.alert):
+        check_types(self)
+        if not _ALERT_NAME.fullmatch(self.alert):
             raise ValueError(f"alert: must be a metric-style name, got {self.alert!r}")
         wrong = find_wrong_metric_prefix(self.expr)
         if wrong:
@@ -122,7 +134,10 @@ class RuleGroup:
     """The rules, in order."""
 
     def __post_init__(self) -> None:
-        """Alert names are unique within the group."""
+        """The group has a name, and alert names are unique within it."""
+        check_types(self)
+        if not self.name:
+            raise ValueError(f"name: a rule group needs a name, got {self.name!r}")
         names = [rule.alert for rule in self.rules]
         for name in names:
             if names.count(name) > 1:
@@ -165,6 +180,10 @@ class NodeLocalDNSAlerts:
     silence NodeLocalDNSSetupErrors (DECISIONS.md: "nothing alerts when the metrics
     target disappears").
     """
+
+    def __post_init__(self) -> None:
+        """Each alert's settings are :class:`AlertSettings`."""
+        check_types(self)
 
 
 def node_local_dns_rules(

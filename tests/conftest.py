@@ -10,10 +10,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # pytest loads this file before any test module, so constructs_nld is imported before
 # cdk8s: its __init__ silences jsii's Node 20 banner, printed when jsii first loads.
 from constructs_nld import NodeLocalDNSProps, synthesize
+
+# The oracle's profiles (tests/integration/test_oracle.py). "ci", the default, is bounded
+# and derandomized: the same 500 examples per test on every run, about 20 s in all. "fuzz"
+# (`make fuzz`) explores at random, 20 times longer, and keeps failures in .hypothesis/.
+settings.register_profile(
+    "ci",
+    max_examples=500,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=10_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("ci")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 """The repository: ``tests/`` sits at its top level."""

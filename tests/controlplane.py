@@ -528,6 +528,26 @@ class ControlPlane:
         """The fixture's own REST client (:data:`FIXTURE_USER`), for harness setup the audit counts leave out."""
         return self._client()
 
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Mapping[str, Any] | None = None,
+        content_type: str = "application/json",
+        ok: Iterable[int] = (200, 201, 202),
+    ) -> Any:
+        """Send one request as :data:`FIXTURE_USER`; return the parsed body, raise on another status.
+
+        For harnesses that set a cluster up around the code under test (the e2e monitoring
+        stack): their requests never count in :meth:`requests_since`.
+        """
+        return self._client().request(method, path, body=body, content_type=content_type, ok=ok)[1]
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        """GET ``path`` as :data:`FIXTURE_USER`; None on 404."""
+        return self._client().get(path)
+
     # ---------------------------------------------------------------------- audit --
 
     def audit_events(self, user: str | None = None) -> list[dict[str, Any]]:

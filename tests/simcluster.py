@@ -272,6 +272,9 @@ class PodFate:
     CoreDNS rejects); ``image-pull-backoff``: the image cannot be pulled; ``ready``: as usual."""
     message: str = ""
     """What the container status says (``crash-loop``: its last error)."""
+    containers: tuple[str, ...] = ()
+    """The containers ``start`` befalls; the pod's others run and are ready (a failing
+    sidecar). Empty: every container."""
     stop_seconds: float | None = 0.0
     """How long a deleted pod takes to go away (its SIGTERM cleanup); None: it never does."""
 
@@ -338,9 +341,18 @@ containerStatuses:
 {{ range .spec.containers }}
 - image: {{ .image | Quote }}
   name: {{ .name | Quote }}
+{{ if %(failing)s }}
   ready: false
   started: false
 %(container)s
+{{ else }}
+  ready: true
+  started: true
+  restartCount: 0
+  state:
+    running:
+      startedAt: {{ $now | Quote }}
+{{ end }}
 {{ end }}
 phase: %(phase)s
 """
@@ -480,7 +492,9 @@ def kwok_stages(fates: Sequence[PodFate]) -> list[dict[str, Any]]:
             if fate.start == "crash-loop"
             else _IMAGE_PULL % {"message": json.dumps(fate.message or "Back-off pulling image")}
         )
+        names = " ".join(json.dumps(name) for name in fate.containers)
         status = _POD_NOT_READY % {
+            "failing": f"eq .name {names}" if fate.containers else "true",
             "container": container,
             "phase": "Running" if fate.start == "crash-loop" else "Pending",
         }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok,
-# node-cache and coredns from source, through the Go module proxy only, into
-# <cache>/bin (default <repo>/.cache/bin; override the cache root with
-# NLD_CACHE_DIR). A binary is reused when its stamp file
+# Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, kubelet-env,
+# coredns, prometheus-operator and prometheus from source, through the Go module proxy only, into
+# <cache>/bin (default <repo>/.cache/bin; override the cache root with NLD_CACHE_DIR). A binary is
+# reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
 # built from; otherwise it is rebuilt.
 #
@@ -14,9 +14,6 @@
 #   NLD_GOTOOLCHAIN     value for GOTOOLCHAIN (default: local; the approved
 #                       newer toolchain is go1.27.3, none of the versions below
 #                       needs it)
-#   NLD_NODE_CACHE_SRC  path to a local checkout of github.com/kubernetes/dns at
-#                       $NODE_CACHE_COMMIT; used only when the module proxy
-#                       does not serve k8s.io/dns (see NODE_CACHE_COMMIT below)
 #
 # Each build uses a throwaway module under <cache>/src/<name> that requires the
 # upstream module, then `go build`s the upstream main package. The shared
@@ -43,21 +40,28 @@ KUBE_VERSION=v1.34.4
 # kube-apiserver through client-go v0.36, inside the two-minor skew client-go
 # supports.
 KWOK_VERSION=v0.8.0
-# node-cache: commit of kubernetes/dns that image
-# registry.k8s.io/dns/k8s-dns-node-cache:1.26.8 was built from; the version
-# string stamped into k8s.io/dns/pkg/version.VERSION is the image tag.
-NODE_CACHE_COMMIT=9aa70b8f97dc
-NODE_CACHE_VERSION=1.26.8
 # coredns: the CoreDNS that node-cache 1.26.8 embeds (k8s.io/dns 9aa70b8f97dc
 # requires github.com/coredns/coredns v1.13.2; see DECISIONS.md), so the e2e
 # suite loads our Corefile on the same CoreDNS. The proxy's @v/list only shows
 # v1.14.3+, but it serves v1.13.2 when asked for that exact version.
 COREDNS_VERSION=v1.13.2
+# prometheus-operator: the release whose CRDs ../shared/crds holds (their
+# operator.prometheus.io/version annotation says 0.93.0). The e2e suite runs it
+# against the test kube-apiserver to turn our PodMonitor and PrometheusRule into
+# the Prometheus configuration it generates; its other CRDs (Prometheus, ...) are
+# read from this module's download at test time.
+PROMETHEUS_OPERATOR_VERSION=v0.93.0
+# prometheus: the server the e2e monitoring suite runs as the operator's StatefulSet
+# would. Debian's prometheus 2.42 (which gives us promtool) is built without the
+# Kubernetes service discovery that every PodMonitor relies on
+# ("field kubernetes_sd_configs not found"), so the real server is built from the
+# module prometheus-operator v0.93.0 itself depends on: v0.313.1 is Prometheus 3.13.1.
+PROMETHEUS_VERSION=v0.313.1
 
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok node-cache coredns)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kubelet-env coredns prometheus-operator prometheus)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -80,7 +84,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kwok|node-cache|coredns) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kwok|kubelet-env|coredns|prometheus-operator|prometheus) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -131,17 +135,14 @@ run() {
 json_field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n 1; }
 
 # mod_download MODULE@QUERY: download through the proxy (checked against the
-# checksum DB); prints the `go mod download -json` record. MOD_DOWNLOAD_QUIET=1:
-# on failure only log the error.
+# checksum DB); prints the `go mod download -json` record.
 mod_download() {
   local out rc=0
   out=$(cd "$SRC_DIR" && go mod download -json "$1" 2>&1) || rc=$?
   printf '+ go mod download -json %s\n%s\n' "$1" "$out" >>"$LOG"
   if [[ $rc -ne 0 ]]; then
-    if [[ -z ${MOD_DOWNLOAD_QUIET:-} ]]; then
-      echo "$PROG: ERROR: command failed (exit $rc): go mod download -json $1" >&2
-      printf '%s\n' "$out" | grep -E '"Error"|^go:' | sed 's/^/    /' >&2 || true
-    fi
+    echo "$PROG: ERROR: command failed (exit $rc): go mod download -json $1" >&2
+    printf '%s\n' "$out" | grep -E '"Error"|^go:' | sed 's/^/    /' >&2 || true
     return "$rc"
   fi
   printf '%s\n' "$out"
@@ -196,7 +197,7 @@ write_wrapper() {
     echo
     extra=${5:-}
     if [[ -n ${extra//[[:space:]]/} ]]; then printf '%s\n' "$extra"; echo; fi
-    echo "tool $4"
+    [[ -z $4 ]] || echo "tool $4"
   } >"$dir/go.mod"
 }
 
@@ -227,9 +228,10 @@ build_etcd() {
   go_build etcd go.etcd.io/etcd/server/v3 "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$sha"
 }
 
-# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
-build_kubernetes_cmd() {
-  local name=$1 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
+# kubernetes_wrapper NAME TOOLPKG: a wrapper module requiring k8s.io/kubernetes at
+# $KUBE_VERSION with its staging modules at their published tags; sets KUBE_LDFLAGS.
+kubernetes_wrapper() {
+  local name=$1 tool=$2 rec gomod staging minor major mm replaces="" m commit ldflags="-s -w"
   rec=$(mod_download "k8s.io/kubernetes@$KUBE_VERSION")
   gomod=$(json_field GoMod <<<"$rec")
   [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "KUBE_VERSION '$KUBE_VERSION' is not vMAJOR.MINOR.PATCH"
@@ -245,8 +247,7 @@ build_kubernetes_cmd() {
   replaces+=$'\n)'
   m=$(gomod_replaces "$gomod")
   [[ -z $m ]] || replaces+=$'\n'"$m"
-  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" \
-    "k8s.io/kubernetes/cmd/$name" "$replaces"
+  write_wrapper "$name" "$(gomod_header "$gomod")" "k8s.io/kubernetes $KUBE_VERSION" "$tool" "$replaces"
   # As hack/lib/version.sh (kube::version::ldflags) does, for both packages.
   kv() { ldflags+=" -X 'k8s.io/client-go/pkg/version.$1=$2' -X 'k8s.io/component-base/version.$1=$2'"; }
   kv buildDate "$(date ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -256,7 +257,13 @@ build_kubernetes_cmd() {
   kv gitVersion "$KUBE_VERSION"
   kv gitMajor "$major"
   kv gitMinor "$minor"
-  go_build "$name" "k8s.io/kubernetes/cmd/$name" "$ldflags"
+  KUBE_LDFLAGS=$ldflags
+}
+
+# build_kubernetes_cmd NAME: k8s.io/kubernetes/cmd/NAME at $KUBE_VERSION.
+build_kubernetes_cmd() {
+  kubernetes_wrapper "$1" "k8s.io/kubernetes/cmd/$1"
+  go_build "$1" "k8s.io/kubernetes/cmd/$1" "$KUBE_LDFLAGS"
 }
 
 build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
@@ -274,29 +281,12 @@ build_kwok() {
   go_build kwok sigs.k8s.io/kwok/cmd/kwok "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION#v} -X sigs.k8s.io/kwok/pkg/consts.PreRelease=GA"
 }
 
-build_node_cache() {
-  local rec gomod ver extra=""
-  local proxy_err
-  if rec=$(MOD_DOWNLOAD_QUIET=1 mod_download "k8s.io/dns@$NODE_CACHE_COMMIT"); then
-    ver=$(json_field Version <<<"$rec")
-    gomod=$(json_field GoMod <<<"$rec")
-  elif [[ -n ${NLD_NODE_CACHE_SRC:-} ]]; then
-    [[ -f $NLD_NODE_CACHE_SRC/go.mod && -d $NLD_NODE_CACHE_SRC/cmd/node-cache ]] ||
-      die "NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC is not a kubernetes/dns checkout (no go.mod or cmd/node-cache)"
-    echo "$PROG: note: the proxy does not serve k8s.io/dns@$NODE_CACHE_COMMIT; building node-cache from NLD_NODE_CACHE_SRC=$NLD_NODE_CACHE_SRC" >&2
-    ver=v0.0.0-00010101000000-000000000000
-    gomod=$NLD_NODE_CACHE_SRC/go.mod
-    extra="replace k8s.io/dns => $(cd "$NLD_NODE_CACHE_SRC" && pwd)"
-  else
-    proxy_err=$(grep -m1 '"Error"' "$LOG" | sed 's/^[[:space:]]*"Error": //') || true
-    die "cannot get node-cache source: the Go module proxy refuses k8s.io/dns@$NODE_CACHE_COMMIT ($proxy_err)."$'\n'"    Command: (cd $SRC_DIR && go mod download -json k8s.io/dns@$NODE_CACHE_COMMIT)"$'\n'"    Set NLD_NODE_CACHE_SRC to a checkout of github.com/kubernetes/dns at $NODE_CACHE_COMMIT to build node-cache from it."
-  fi
-  # k8s.io/dns may pin k8s.io/* staging modules with replace directives of its
-  # own (needed when it imports k8s.io/kubernetes); they are copied over.
-  extra+=$'\n'"$(gomod_replaces "$gomod")"
-  write_wrapper node-cache "$(gomod_header "$gomod")" "k8s.io/dns $ver" k8s.io/dns/cmd/node-cache "$extra"
-  # kubernetes/dns build/build.sh: -ldflags "-X ${PKG}/pkg/version.VERSION=${VERSION}"
-  go_build node-cache k8s.io/dns/cmd/node-cache "-s -w -X k8s.io/dns/pkg/version.VERSION=$NODE_CACHE_VERSION"
+# kubelet-env: our own tools/kubelet-env, kubelet's Service variables and $(VAR) expansion
+# compiled from the same Kubernetes release, for the data-plane tests of portable output.
+build_kubelet_env() {
+  kubernetes_wrapper kubelet-env ""
+  cp "$REPO_ROOT/tools/kubelet-env/main.go" "$SRC_DIR/kubelet-env/"
+  go_build kubelet-env . "-s -w"
 }
 
 build_coredns() {
@@ -310,13 +300,60 @@ build_coredns() {
   go_build coredns github.com/coredns/coredns "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION"
 }
 
+# gomod_requires GOMODFILE: every require directive of an upstream main module,
+# as one require block. prometheus-operator's own modules (pkg/apis/monitoring,
+# pkg/client) are replaced by local directories upstream; without upstream's
+# versions of everything else, `go mod tidy` in a wrapper module picks newer
+# ones and fails on an ambiguous import (cloud.google.com/go/compute/metadata).
+gomod_requires() {
+  awk '
+    /^require[ \t]*\(/ { inblk = 1; next }
+    inblk && /^\)/ { inblk = 0; next }
+    inblk { line = $0; sub(/\/\/.*/, "", line); sub(/^[ \t]+/, "", line); if (line != "") print "\t" line; next }
+    /^require[ \t]/ { line = $0; sub(/^require[ \t]+/, "", line); sub(/\/\/.*/, "", line); print "\t" line }
+  ' "$1"
+}
+
+build_prometheus_operator() {
+  local rec gomod mod=github.com/prometheus-operator/prometheus-operator v=$PROMETHEUS_OPERATOR_VERSION sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper prometheus-operator "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v" "$mod/pkg/apis/monitoring" "$v" "$mod/pkg/client" "$v")
+$(gomod_requires "$gomod")
+)" "$mod/cmd/operator" "$(gomod_replaces "$gomod")"
+  # As upstream's Makefile (GO_BUILD_LDFLAGS), with the tag as version.
+  sha=$(json_field Hash <<<"$rec")
+  go_build prometheus-operator "$mod/cmd/operator" \
+    "-s -w -X github.com/prometheus/common/version.Version=${v#v} -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=$v"
+}
+
+build_prometheus() {
+  local rec gomod mod=github.com/prometheus/prometheus v=$PROMETHEUS_VERSION release sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  release=$(cat "$(json_field Dir <<<"$rec")/VERSION")
+  write_wrapper prometheus "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v")
+$(gomod_requires "$gomod")
+)" "$mod/cmd/prometheus" "$(gomod_replaces "$gomod")"
+  # As upstream's .promu.yml: the release (from its VERSION file) stamped into
+  # prometheus/common's version package. Without the builtinassets tag the web UI is
+  # left out; the HTTP API, which the tests use, is all there.
+  sha=$(json_field Hash <<<"$rec")
+  go_build prometheus "$mod/cmd/prometheus" \
+    "-s -w -X github.com/prometheus/common/version.Version=$release -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=v$release"
+}
+
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
     kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) echo "$KUBE_VERSION" ;;
     kwok) echo "$KWOK_VERSION" ;;
-    node-cache) echo "$NODE_CACHE_VERSION ($NODE_CACHE_COMMIT)" ;;
+    kubelet-env) echo "$KUBE_VERSION main.go=$(sha256sum "$REPO_ROOT/tools/kubelet-env/main.go" | cut -c1-12)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
+    prometheus-operator) echo "$PROMETHEUS_OPERATOR_VERSION" ;;
+    prometheus) echo "$PROMETHEUS_VERSION" ;;
   esac
 }
 
@@ -327,7 +364,6 @@ for name in "${SELECTED[@]}"; do
   ver=$(version_of "$name")
   stamp_file=$STAMP_DIR/$name
   want=$(stamp_of "$name" "$ver")
-  [[ $name != node-cache || -z ${NLD_NODE_CACHE_SRC:-} ]] || want+=" src=$NLD_NODE_CACHE_SRC"
   if [[ -x $BIN_DIR/$name && -f $stamp_file && "$(cat "$stamp_file")" == "$want" ]]; then
     echo "$name $ver: cached"
     BUILT_OK+=("$name")
@@ -373,16 +409,13 @@ verify() {
       out=$(one_line "$bin" --version)
       [[ $out == *"${KWOK_VERSION#v}"* ]] || { echo "verify kwok: expected version ${KWOK_VERSION#v}, got: $out" >&2; return 1; }
       ;;
+    kubelet-env)
+      out=$(echo '{"namespace":"ns","services":[{"metadata":{"name":"my-svc","namespace":"ns"},"spec":{"clusterIP":"fd00::1","ports":[{"port":53}]}}],"container":{"name":"c","args":["$(MY_SVC_SERVICE_HOST)"]}}' | "$bin")
+      [[ $out == *'"args":["fd00::1"]'* ]] || { echo "verify kubelet-env: expected the args expanded, got: $out" >&2; return 1; }
+      ;;
     kubectl)
       out=$(one_line "$bin" version --client)
       [[ $out == *"Client Version: $KUBE_VERSION"* ]] || { echo "verify kubectl: expected 'Client Version: $KUBE_VERSION', got: $out" >&2; return 1; }
-      ;;
-    node-cache)
-      # -h prints the usage (exit 0) before any networking setup; the usage
-      # line names the embedded CoreDNS version, the log line the image version.
-      out=$("$bin" -h 2>&1 | grep -E 'Starting node-cache image|Runs CoreDNS' | paste -sd'|' - | sed 's/|/ | /g') || true
-      [[ $out == *"node-cache image: $NODE_CACHE_VERSION"* && $out == *"Runs CoreDNS v"* ]] ||
-        { echo "verify node-cache: unexpected -h output: $out" >&2; return 1; }
       ;;
     coredns)
       out=$(one_line "$bin" -version)
@@ -395,6 +428,14 @@ verify() {
       done
       [[ ${#missing[@]} -eq 0 ]] || { echo "verify coredns: -plugins lacks: ${missing[*]}" >&2; return 1; }
       out+=" | plugins ok: forward cache bind health prometheus hosts file template log errors"
+      ;;
+    prometheus-operator)
+      out=$(one_line "$bin" -version)
+      [[ $out == *"prometheus-operator, version ${PROMETHEUS_OPERATOR_VERSION#v} "* ]] || { echo "verify prometheus-operator: unexpected -version output: $out" >&2; return 1; }
+      ;;
+    prometheus)
+      out=$(one_line "$bin" --version)
+      [[ $out == "prometheus, version 3."* ]] || { echo "verify prometheus: unexpected --version output: $out" >&2; return 1; }
       ;;
   esac
   echo "verify $name: $out"

@@ -1,8 +1,9 @@
-"""``python deploy.py [deploy|verify|uninstall]``: argument parsing and exit codes around the commands.
+"""``python deploy.py [deploy|verify|uninstall|soak]``: argument parsing and exit codes around the commands.
 
 Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
 command ``cdk8s synth`` runs — or the one ``--app`` names: :func:`deploy`, :func:`verify`
-(and :func:`verify_uninstalled`), :func:`uninstall`.
+(and :func:`verify_uninstalled`), :func:`uninstall`, and :func:`soak_app` (which asks
+Prometheus, not the cluster).
 """
 
 from __future__ import annotations
@@ -20,7 +21,17 @@ from constructs_nld.deploy.deployer import DeployOptions, deploy
 from constructs_nld.deploy.errors import DeployError, ExitCode
 from constructs_nld.deploy.kube import load_client
 from constructs_nld.deploy.progress import PROGRESS_MODES, make_progress
+from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER
+from constructs_nld.deploy.soak import (
+    DEFAULT_BASELINE_WINDOW,
+    DEFAULT_WINDOW,
+    MIN_QPS_DROP,
+    SoakOptions,
+    duration_seconds,
+    format_report,
+    soak_app,
+)
 from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.uninstall import UninstallOptions, uninstall
 from constructs_nld.deploy.verify import format_result, verify, verify_uninstalled
@@ -39,7 +50,21 @@ _UNINSTALL_EPILOG = """exit codes:
   1  the API server refused a request or could not be reached
   2  bad arguments, kubeconfig or app (nothing deleted)
   3  kube-dns-upstream exists with a foreign selector (nothing deleted)
-  8  the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to continue)
+  10 the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to continue)
+"""
+
+_SOAK_EPILOG = f"""signals (the spec's soak gate), over the window ending now:
+  node-cache setup errors   coredns_nodecache_setup_errors_total flat at 0
+  DaemonSet unavailable     0 outside rollouts, and at least one rollout in the window
+  cluster CoreDNS QPS       at least {MIN_QPS_DROP:.0%} below its rate before node-cache's first scrape
+  node-cache restarts       kube_pod_container_status_restarts_total flat
+
+exit codes:
+  0  PASS: every signal passed
+  1  Prometheus refused a query or could not be reached
+  2  bad arguments or app
+  8  FAIL: a signal failed
+  9  NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window lacks a rollout)
 """
 
 _EPILOG = """exit codes:
@@ -51,11 +76,13 @@ _EPILOG = """exit codes:
   5  monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)
   6  kube-dns-upstream got no ClusterIP within --timeout
   7  verify found a failure
-  8  --wait: the rollout made no progress for --stall-after seconds (the message says how to roll back);
+  8  soak: a signal failed
+  9  soak: not enough data
+  10 --wait: the rollout made no progress for --stall-after seconds (the message says how to roll back);
      uninstall: the node-cache pods did not go away
 """
 
-COMMANDS: Final = ("deploy", "verify", "uninstall")
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak")
 _COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
 
 
@@ -95,6 +122,23 @@ def _stall_after(command: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _duration(text: str) -> float:
+    try:
+        return duration_seconds("duration", text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("duration: ")) from None
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be queries per second, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of queries per second, got {text!r}")
+    return value
+
+
 def _common(*, suppress: bool) -> _Parser:
     """The options both commands take; ``suppress`` keeps a subcommand from resetting them."""
     common = _Parser(add_help=False)
@@ -129,8 +173,8 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = cli.add_subparsers(
         dest="command",
-        metavar="{deploy,verify,uninstall}",
-        help="deploy (default), verify or uninstall",
+        metavar="{deploy,verify,uninstall,soak}",
+        help="deploy (default), verify, uninstall or soak",
         parser_class=_Parser,
     )
     deploy_cli = commands.add_parser(
@@ -186,6 +230,43 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _stall_after(uninstall_cli, "no node-cache pod goes away")
+    soak_cli = commands.add_parser(
+        "soak",
+        help="judge the spec's soak gate from Prometheus",
+        description="Judge the spec's soak gate: the four signals of the app's NodeLocal DNS, from Prometheus.",
+        epilog=_SOAK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    soak_cli.add_argument("--prometheus", required=True, metavar="URL", help="Prometheus, e.g. http://prometheus:9090")
+    soak_cli.add_argument(
+        "--window",
+        type=_duration,
+        default=DEFAULT_WINDOW,
+        help=f"history judged, ending now (default: {DEFAULT_WINDOW})",
+    )
+    soak_cli.add_argument(
+        "--baseline-window",
+        type=_duration,
+        default=DEFAULT_BASELINE_WINDOW,
+        help=f"CoreDNS baseline: the rate over this much time before node-cache's first scrape "
+        f"(default: {DEFAULT_BASELINE_WINDOW})",
+    )
+    soak_cli.add_argument(
+        "--baseline-qps",
+        type=_rate,
+        help="cluster CoreDNS QPS before NodeLocal DNS, when Prometheus no longer holds it (default: measured)",
+    )
+    soak_cli.add_argument(
+        "--coredns-job", help="job label of cluster CoreDNS's series (default: <the PodMonitor's namespace>/coredns)"
+    )
+    soak_cli.add_argument(
+        "--app",
+        default=argparse.SUPPRESS,
+        help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
+    )
+    soak_cli.add_argument(
+        "--timeout", type=_timeout, default=argparse.SUPPRESS, help="seconds per Prometheus query (default: 30)"
+    )
     return cli
 
 
@@ -228,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     stall_after = getattr(args, "stall_after", None) or DEFAULT_STALL_AFTER
     try:
         source = AppCommand.from_project(command=args.app)
+        if args.command == "soak":
+            return _soak(args, source)
         client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
         if args.command == "verify":
             results = (verify_uninstalled if args.uninstalled else verify)(client, source)
@@ -257,3 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ApiException as error:
         print(_api_error(error), file=sys.stderr)
         return ExitCode.ERROR
+
+
+def _soak(args: argparse.Namespace, source: AppCommand) -> int:
+    """Run the soak; print its table; the exit code says the verdict."""
+    api = PrometheusAPI(args.prometheus, timeout=args.timeout)
+    options = SoakOptions(window=args.window, baseline_window=args.baseline_window, baseline_qps=args.baseline_qps)
+    report = soak_app(api, source, options, coredns_job=args.coredns_job)
+    print(format_report(report))
+    return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]

@@ -18,6 +18,8 @@ from typing import Any, Final
 from constructs_nld.deploy.errors import InvalidConfigError, PreconditionError
 from constructs_nld.deploy.kube import Manifest, ObjectRef
 from constructs_nld.deploy.source import AppChart
+from constructs_nld.fallthrough import Interception, interception_of, is_keeper
+from constructs_nld.placeholders import KUBE_DNS_SERVICE_HOST
 
 __all__ = ["MONITORING_GROUP", "Component", "is_monitoring", "locate"]
 
@@ -106,6 +108,16 @@ class Component:
         return container
 
     @property
+    def interception(self) -> Interception:
+        """The app's interception mode: node-cache's own rules, or the fallthrough keeper's."""
+        return interception_of(self.pod_spec)
+
+    @property
+    def keeper(self) -> Mapping[str, Any] | None:
+        """The fallthrough keeper container, when the app's pods have one."""
+        return next((dict(c) for c in self.pod_spec.get("containers") or [] if is_keeper(c)), None)
+
+    @property
     def local_ips(self) -> tuple[str, ...]:
         """The addresses node-cache binds and intercepts (``-localip``)."""
         return tuple(_flag([str(a) for a in self.container["args"]], "-localip").split(","))
@@ -148,13 +160,31 @@ class Component:
                 "and delete it if it is not in use, then rerun."
             )
 
-    def check_cluster_ip(self, cluster_ip: str) -> None:
-        """Refuse an app that did not take the live kube-dns ClusterIP into ``-localip``.
+    @property
+    def portable(self) -> bool:
+        """Whether kubelet gives node-cache the kube-dns ClusterIP (``$(KUBE_DNS_SERVICE_HOST)``)."""
+        return KUBE_DNS_SERVICE_HOST in self.local_ips
 
-        ``main.py`` takes it from ``$KUBE_DNS_CLUSTER_IP`` (``props_from_environment``);
-        an app that ignores the variable, or pins another address, would intercept the
-        wrong address on every node.
+    @property
+    def service_links(self) -> bool:
+        """Whether kubelet injects the Service variables node-cache reads (``enableServiceLinks`` not false)."""
+        return self.pod_spec.get("enableServiceLinks") is not False
+
+    def check_cluster_ip(self, cluster_ip: str) -> None:
+        """Refuse an app whose node-cache would not intercept the live kube-dns ClusterIP.
+
+        A pinned app must have taken the address into ``-localip`` (``main.py`` takes it
+        from ``$KUBE_DNS_CLUSTER_IP``); an app that ignores the variable, or pins another
+        address, would intercept the wrong address on every node. A portable app leaves it
+        to kubelet, which needs the Service variables — as ``-upstreamsvc`` does in both.
         """
+        if not self.service_links:
+            raise InvalidConfigError(
+                f"the app's {ObjectRef.of(self.daemon_set)} sets enableServiceLinks: false: kubelet would give "
+                "node-cache no KUBE_DNS_UPSTREAM_SERVICE_HOST (nor KUBE_DNS_SERVICE_HOST), and it exits at start"
+            )
+        if self.portable:
+            return
         live = ipaddress.ip_address(cluster_ip)
         for address in self.local_ips:
             try:

@@ -456,7 +456,12 @@ class _Deploy:
         self.out(f"[2/7] kube-dns ClusterIP: {cluster_ip} (IPv6)")
         planned = self.order(charts)
         objects = sum(len(chart.objects) for chart in charts)
-        self.out(f"[3/7] synthesized {objects} objects in {len(charts)} chart(s) with ClusterIP {cluster_ip}")
+        how = (
+            "portable: kubelet gives node-cache the address as $(KUBE_DNS_SERVICE_HOST)"
+            if component.portable
+            else f"with ClusterIP {cluster_ip}"
+        )
+        self.out(f"[3/7] synthesized {objects} objects in {len(charts)} chart(s) {how}")
         skipped = objects - len(planned)
         self.out(
             "[4/7] apply order: "

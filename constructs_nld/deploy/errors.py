@@ -25,7 +25,7 @@ class ExitCode(IntEnum):
     """Done; for ``verify``, every check passed."""
 
     ERROR = 1
-    """The API server refused a request or could not be reached."""
+    """The API server (or, for ``soak``, Prometheus) refused a request or could not be reached."""
 
     INVALID = 2
     """Bad arguments, kubeconfig, app or props, or output that still holds a placeholder: nothing applied."""
@@ -45,7 +45,13 @@ class ExitCode(IntEnum):
     CHECKS_FAILED = 7
     """``verify`` found at least one failure."""
 
-    STALLED = 8
+    SOAK_FAILED = 8
+    """``soak``: a signal failed (setup errors, unavailability outside rollouts, CoreDNS QPS, restarts)."""
+
+    SOAK_NO_DATA = 9
+    """``soak``: no signal failed, but at least one lacks the data (or the rollout) to pass."""
+
+    STALLED = 10
     """A wait made no progress for ``--stall-after`` seconds: ``deploy --wait``'s rollout (new pods
     never became ready) or ``uninstall``'s pods (they never went away)."""
 

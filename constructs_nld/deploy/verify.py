@@ -9,6 +9,7 @@ spec's table does.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,7 +23,8 @@ from constructs_nld.deploy.deployer import LAST_APPLIED_ANNOTATION
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.pods import not_ready_reasons, target_node
 from constructs_nld.deploy.source import AppSource
-from constructs_nld.placeholders import find_unresolved_placeholders
+from constructs_nld.fallthrough import Interception, interception_of
+from constructs_nld.placeholders import KUBE_DNS_SERVICE_HOST, find_unresolved_placeholders
 from constructs_nld.props import check_ipv6_address
 from constructs_nld.rules import find_wrong_metric_prefix
 
@@ -51,6 +53,13 @@ KARPENTER_DISRUPTION_TAINTS: Final = frozenset(
 """Taints Karpenter puts on a node it is draining for consolidation or replacement. The spec
 tolerates them deliberately never (tolerating them blocks consolidation): such a node is in
 transition, not a gap in the app's tolerations."""
+
+_MODE_RULES: Final[dict[Interception, str]] = {
+    "node-cache": "node-cache's own NOTRACK rules, unconditional: a SIGKILLed or OOM-killed node-cache "
+    "leaves them and black-holes the node's DNS until it is back",
+    "fallthrough": "the keeper's socket-conditional rules: lookups fall through to cluster CoreDNS "
+    "whenever node-cache is not listening",
+}
 
 _PLACEHOLDER_CAUSES: Final = {
     ph.KUBE_DNS_CLUSTER_IP: "__KUBE_DNS_CLUSTER_IP__ was not substituted (a preview was applied): "
@@ -118,9 +127,10 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 
 
 class _Verify:
-    def __init__(self, client: KubeClient, component: Component, now: datetime) -> None:
+    def __init__(self, client: KubeClient, component: Component, kube_dns: Manifest | None, now: datetime) -> None:
         self.client = client
         self.component = component
+        self.kube_dns = kube_dns
         self.now = now
         self.namespace = component.namespace
         self.daemon_set = client.get(ObjectRef.of(component.daemon_set))
@@ -334,6 +344,61 @@ class _Verify:
             )
         return CheckResult(name, "pass", f"all {len(self.pods)} pod(s) created after the Service")
 
+    def check_kube_dns_address(self) -> CheckResult:
+        """node-cache intercepts kube-dns's live address: pinned in its args, or given by kubelet."""
+        name = "node-cache-intercepts-kube-dns"
+        if self.kube_dns is None:
+            return CheckResult(
+                name,
+                "fail",
+                f"service {defaults.KUBE_DNS_SERVICE_NAME} not found",
+                "there is no cluster DNS to cache",
+                "restore kube-dns (the cluster's CoreDNS Service)",
+            )
+        if self.daemon_set is None:
+            return CheckResult(name, "warn", f"daemonset {self.ds_name} not found; see daemonset-healthy")
+        live_ip = str(self.kube_dns.get("spec", {}).get("clusterIP"))
+        pod_spec = self.daemon_set["spec"]["template"]["spec"]
+        restart = f"kubectl rollout restart ds {self.ds_name} -n {self.namespace}"
+        if pod_spec.get("enableServiceLinks") is False:
+            return CheckResult(
+                name,
+                "fail",
+                f"{self.ds_name} sets enableServiceLinks: false",
+                "kubelet injects no Service variables: node-cache gets no KUBE_DNS_UPSTREAM_SERVICE_HOST "
+                "(nor, portable, KUBE_DNS_SERVICE_HOST) and exits at start",
+                "python deploy.py (the app leaves Service links on)",
+            )
+        args = [str(a) for container in pod_spec.get("containers") or [] for a in container.get("args") or []]
+        local_ips = args[args.index("-localip") + 1].split(",") if "-localip" in args[:-1] else []
+        if KUBE_DNS_SERVICE_HOST in local_ips:
+            created = _timestamp(self.kube_dns)
+            early = sorted(p["metadata"]["name"] for p in self.pods if _timestamp(p) < created)
+            if early:
+                return CheckResult(
+                    name,
+                    "fail",
+                    f"{len(early)} pod(s) predate {defaults.KUBE_DNS_SERVICE_NAME}: {', '.join(early)}",
+                    "kubelet gave them no KUBE_DNS_SERVICE_HOST: $(KUBE_DNS_SERVICE_HOST) stays literal and "
+                    "node-cache exits ('invalid localip')",
+                    restart,
+                )
+            return CheckResult(
+                name,
+                "pass",
+                f"portable: kubelet gives {len(self.pods)} pod(s) {live_ip} as $(KUBE_DNS_SERVICE_HOST)",
+            )
+        if not any(_same_address(address, live_ip) for address in local_ips):
+            return CheckResult(
+                name,
+                "fail",
+                f"-localip is {','.join(local_ips)}, kube-dns's ClusterIP is {live_ip}",
+                "kube-dns was recreated with a new address since the last deploy: node-cache intercepts "
+                "nothing pods ask",
+                "python deploy.py (it pins the live ClusterIP)",
+            )
+        return CheckResult(name, "pass", f"-localip holds kube-dns's ClusterIP {live_ip}")
+
     def check_taints(self) -> CheckResult:
         name = "node-taints-tolerated"
         bad = {node["metadata"]["name"]: self.untolerated(node) for node in self.nodes}
@@ -395,6 +460,90 @@ class _Verify:
         described = " and ".join(f"{port} ({container_ports[port]})" for port in sorted(expected))
         return CheckResult(name, "pass", described)
 
+    def check_interception(self) -> CheckResult:
+        """The interception mode: the live template's and every pod's are the app's; in fallthrough, keepers ready.
+
+        The rules themselves live in each node's ip6tables, out of the API's sight. What the
+        API shows is which mode each pod runs (node-cache's ``-setupiptables=false``), and in
+        the fallthrough mode each keeper's readiness, whose probe runs on the node: ready
+        only while every jump into the keeper's chains is in place and node-cache's
+        unconditional NOTRACK of the kube-dns ClusterIP is not.
+        """
+        name = "interception-mode"
+        app = self.component.interception
+        if self.daemon_set is None:
+            return self._not_deployed(name, f"daemonset {self.ds_name}", "NodeLocal DNSCache is not deployed")
+        live = interception_of(self.daemon_set["spec"]["template"]["spec"])
+        if live != app:
+            return CheckResult(
+                name,
+                "fail",
+                f"the live DaemonSet runs the {live} mode, the app configures {app}",
+                f"the nodes run {_MODE_RULES[live]}",
+                "python deploy.py",
+            )
+        others = sorted(
+            f"{pod.get('spec', {}).get('nodeName', '?')} ({pod['metadata']['name']})"
+            for pod in self.pods
+            if interception_of(pod.get("spec") or {}) != app
+        )
+        rollout = f"kubectl rollout status ds {self.ds_name} -n {self.namespace}"
+        if others:
+            other: Interception = "fallthrough" if app == "node-cache" else "node-cache"
+            return CheckResult(
+                name,
+                "fail",
+                f"{len(others)} pod(s) still run the {other} mode: {', '.join(others)}",
+                f"the rollout to {app} is unfinished: those nodes run {_MODE_RULES[other]}",
+                rollout,
+            )
+        if app == "node-cache":
+            return CheckResult(
+                name,
+                "pass",
+                f"node-cache (the spec's) on {len(self.pods)} pod(s): {_MODE_RULES[app]}; "
+                "the rules are seen only on the node (ip6tables-save -t raw)",
+            )
+        keeper = self.component.keeper
+        if keeper is None:
+            return CheckResult(
+                name,
+                "fail",
+                "node-cache runs with -setupiptables=false but the app's pods have no keeper container",
+                "nothing installs the rules: node-cache is never reached through the kube-dns ClusterIP",
+                "use NodeLocalDNSProps(interception='fallthrough'), which adds the keeper",
+            )
+        keeper_name = keeper["name"]
+        unready: list[str] = []
+        restarts = 0
+        for pod in self.pods:
+            statuses = [s for s in pod.get("status", {}).get("containerStatuses") or [] if s.get("name") == keeper_name]
+            node = pod.get("spec", {}).get("nodeName", "?")
+            if not statuses:
+                unready.append(f"{node} (no status)")
+                continue
+            status = statuses[0]
+            restarts += int(status.get("restartCount", 0))
+            if not status.get("ready"):
+                reason = status.get("state", {}).get("waiting", {}).get("reason", "not ready")
+                unready.append(f"{node} ({reason}, {status.get('restartCount', 0)} restart(s))")
+        if unready:
+            return CheckResult(
+                name,
+                "fail",
+                f"{keeper_name} not ready on {len(unready)} node(s): {', '.join(sorted(unready))}",
+                "its readiness probe fails while a jump into its chains is missing or node-cache's unconditional "
+                "NOTRACK of the kube-dns ClusterIP is in place (a black hole whenever node-cache dies); a "
+                "restarting keeper cannot write its rules",
+                f"kubectl describe pod -n {self.namespace} <pod> (the probe's output); "
+                f"kubectl logs -n {self.namespace} <pod> -c {keeper_name}",
+            )
+        return CheckResult(
+            name,
+            "pass",
+            f"fallthrough: {keeper_name} ready on {len(self.pods)} pod(s) ({restarts} restart(s)): {_MODE_RULES[app]}",
+        )
+
     def check_matches_app(self) -> CheckResult:
         name = "live-matches-app"
         drifted: list[str] = []
@@ -426,9 +575,11 @@ class _Verify:
             self.check_upstream_selector,
             self.check_placeholders,
             self.check_pods_after_service,
+            self.check_kube_dns_address,
             self.check_taints,
             self.check_rule_prefix,
             self.check_pod_monitor,
+            self.check_interception,
             self.check_matches_app,
         ]
         return [check() for check in checks]
@@ -438,9 +589,15 @@ def _labels(labels: Mapping[str, str]) -> str:
     return ",".join(f"{key}={value}" for key, value in labels.items())
 
 
-def live_cluster_ip(client: KubeClient) -> str | None:
+def _same_address(text: str, address: str) -> bool:
+    try:
+        return ipaddress.ip_address(text) == ipaddress.ip_address(address)
+    except ValueError:
+        return False
+
+
+def usable_cluster_ip(kube_dns: Manifest | None) -> str | None:
     """kube-dns's ClusterIP when it is a usable IPv6 address, else None (the app then synthesizes a preview)."""
-    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
     cluster_ip = (kube_dns or {}).get("spec", {}).get("clusterIP")
     try:
         check_ipv6_address("kube-dns ClusterIP", cluster_ip)
@@ -449,10 +606,16 @@ def live_cluster_ip(client: KubeClient) -> str | None:
     return str(cluster_ip)
 
 
+def live_cluster_ip(client: KubeClient) -> str | None:
+    """The live kube-dns's ClusterIP when it is a usable IPv6 address, else None."""
+    return usable_cluster_ip(client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME)))
+
+
 def verify(client: KubeClient, source: AppSource, *, now: datetime | None = None) -> list[CheckResult]:
     """Run every check against the cluster behind ``client``, for the app of ``source``."""
-    component = locate(tuple(source(live_cluster_ip(client))))
-    return _Verify(client, component, now or datetime.now(UTC)).run()
+    kube_dns = client.get(ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME))
+    component = locate(tuple(source(usable_cluster_ip(kube_dns))))
+    return _Verify(client, component, kube_dns, now or datetime.now(UTC)).run()
 
 
 def _uninstalled_checks(client: KubeClient, component: Component) -> list[CheckResult]:

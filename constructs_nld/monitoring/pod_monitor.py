@@ -1,7 +1,12 @@
 """The ``nodelocaldns`` PodMonitor: scrapes both metrics ports of every node-cache pod.
 
-Two endpoints, because node-cache's own ``coredns_nodecache_setup_errors_total`` (which
-the critical alert needs) is served only on 9353, apart from the CoreDNS plugin metrics.
+Two endpoints, as the spec requires: 9353 is node-cache's own metrics server, which answers
+even when CoreDNS's ``prometheus`` plugin on 9253 does not (a Corefile that fails to load).
+node-cache 1.26.8 serves one Prometheus registry on both ports, though: every series,
+``coredns_nodecache_setup_errors_total`` included, is on each. Scraped as is, every series
+would be ingested twice and every alert would fire twice per node. So each endpoint keeps
+its half: ``metrics-binary`` only node-cache's own ``coredns_nodecache_*`` family,
+``metrics`` everything else (minus the families production drops).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import cdk8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps, check_dns_name, check_selector
+from constructs_nld.props import ObjectProps, check_dns_name, check_selector, props_or_defaults
 from constructs_nld.rules import check_duration
 from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitor as PodMonitorObject,
@@ -29,10 +34,16 @@ from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitorSpecSelector,
 )
 
-__all__ = ["PodMonitor", "PodMonitorProps"]
+__all__ = ["DROPPED_ON_PLUGIN", "NODE_CACHE_FAMILY", "PodMonitor", "PodMonitorProps"]
 
-_DROP_ON_BOTH = ("go_.*", "process_.*")
-_DROP_ON_PLUGIN = ("coredns_.*_request_duration_seconds_bucket",)
+NODE_CACHE_FAMILY = "coredns_nodecache_.*"
+"""node-cache's own metrics: scraped from ``metrics-binary`` only."""
+
+DROPPED_ON_PLUGIN = ("go_.*", "process_.*", "coredns_.*_request_duration_seconds_bucket", NODE_CACHE_FAMILY)
+"""Dropped on ``metrics``: production's drops (runtime families, latency buckets) and node-cache's family."""
+
+_DROP = PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction.DROP
+_KEEP = PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction.KEEP
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +81,9 @@ class PodMonitorProps(ObjectProps):
         return f"{self.namespace}/{self.name}"
 
 
-def _endpoint(port: str, interval: str, dropped: tuple[str, ...]) -> PodMonitorSpecPodMetricsEndpoints:
+def _endpoint(
+    port: str, interval: str, action: PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction, regexes: tuple[str, ...]
+) -> PodMonitorSpecPodMetricsEndpoints:
     return PodMonitorSpecPodMetricsEndpoints(
         port=port,
         interval=interval,
@@ -83,12 +96,8 @@ def _endpoint(port: str, interval: str, dropped: tuple[str, ...]) -> PodMonitorS
             )
         ],
         metric_relabelings=[
-            PodMonitorSpecPodMetricsEndpointsMetricRelabelings(
-                action=PodMonitorSpecPodMetricsEndpointsMetricRelabelingsAction.DROP,
-                source_labels=["__name__"],
-                regex=regex,
-            )
-            for regex in dropped
+            PodMonitorSpecPodMetricsEndpointsMetricRelabelings(action=action, source_labels=["__name__"], regex=regex)
+            for regex in regexes
         ],
     )
 
@@ -99,7 +108,7 @@ class PodMonitor(Construct):
     def __init__(self, scope: Construct, id: str, props: PodMonitorProps | None = None) -> None:
         """Define the PodMonitor in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or PodMonitorProps()
+        self.props = props_or_defaults(props, PodMonitorProps)
         p = self.props
         self.api_object = PodMonitorObject(
             self,
@@ -109,8 +118,8 @@ class PodMonitor(Construct):
                 selector=PodMonitorSpecSelector(match_labels=dict(p.selector)),
                 namespace_selector=PodMonitorSpecNamespaceSelector(match_names=[p.target_namespace]),
                 pod_metrics_endpoints=[
-                    _endpoint(defaults.METRICS_PORT_NAME, p.interval, _DROP_ON_BOTH + _DROP_ON_PLUGIN),
-                    _endpoint(defaults.BINARY_METRICS_PORT_NAME, p.interval, _DROP_ON_BOTH),
+                    _endpoint(defaults.METRICS_PORT_NAME, p.interval, _DROP, DROPPED_ON_PLUGIN),
+                    _endpoint(defaults.BINARY_METRICS_PORT_NAME, p.interval, _KEEP, (NODE_CACHE_FAMILY,)),
                 ],
             ),
         )

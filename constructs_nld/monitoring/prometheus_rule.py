@@ -9,7 +9,7 @@ import cdk8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps
+from constructs_nld.props import ObjectProps, props_or_defaults
 from constructs_nld.rules import NodeLocalDNSAlerts, RuleGroup, node_local_dns_rules
 from constructs_nld_imports.nld_prometheusrule.com.coreos.monitoring import (
     PrometheusRule,
@@ -55,7 +55,7 @@ class AlertRules(Construct):
     def __init__(self, scope: Construct, id: str, props: AlertRulesProps | None = None) -> None:
         """Define the PrometheusRule in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or AlertRulesProps()
+        self.props = props_or_defaults(props, AlertRulesProps)
         p = self.props
         self.api_object = PrometheusRule(
             self,

@@ -14,7 +14,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps, check_selector
+from constructs_nld.props import ObjectProps, check_port, check_selector, check_service_name, props_or_defaults
 
 __all__ = ["MetricsService", "MetricsServiceProps"]
 
@@ -46,7 +46,10 @@ class MetricsServiceProps(ObjectProps):
     def __post_init__(self) -> None:
         """Validate the identity, the selector and the ports."""
         super().__post_init__()
+        check_service_name("name", self.name)
         check_selector("selector", self.selector, "the node-cache pods")
+        check_port("metrics_port", self.metrics_port)
+        check_port("binary_metrics_port", self.binary_metrics_port)
         if self.metrics_port == self.binary_metrics_port:
             raise ValueError(f"binary_metrics_port: {self.binary_metrics_port} clashes with metrics_port")
 
@@ -57,7 +60,7 @@ class MetricsService(Construct):
     def __init__(self, scope: Construct, id: str, props: MetricsServiceProps | None = None) -> None:
         """Define the Service in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or MetricsServiceProps()
+        self.props = props_or_defaults(props, MetricsServiceProps)
         p = self.props
         self.api_object = k8s.KubeService(
             self,

@@ -14,7 +14,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps, check_selector
+from constructs_nld.props import ObjectProps, check_port, check_selector, check_service_name, props_or_defaults
 
 __all__ = ["UpstreamService", "UpstreamServiceProps"]
 
@@ -38,12 +38,18 @@ class UpstreamServiceProps(ObjectProps):
     """Pods of cluster CoreDNS. Default: ``k8s-app: kube-dns`` (the deploy refuses any other live selector)."""
 
     dns_port: int = defaults.DNS_PORT
-    """Port of cluster CoreDNS, UDP and TCP. Default: 53."""
+    """Port of the Service and of cluster CoreDNS, UDP and TCP. Default: 53.
+
+    ``NodeLocalDNS`` keeps 53: node-cache forwards to the bare ClusterIP, which CoreDNS's
+    ``forward`` dials on 53, and cluster CoreDNS listens on 53.
+    """
 
     def __post_init__(self) -> None:
-        """Validate the identity and the selector."""
+        """Validate the identity, the selector and the port."""
         super().__post_init__()
+        check_service_name("name", self.name)
         check_selector("selector", self.selector, "the cluster CoreDNS pods")
+        check_port("dns_port", self.dns_port)
 
 
 class UpstreamService(Construct):
@@ -52,7 +58,7 @@ class UpstreamService(Construct):
     def __init__(self, scope: Construct, id: str, props: UpstreamServiceProps | None = None) -> None:
         """Define the Service in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or UpstreamServiceProps()
+        self.props = props_or_defaults(props, UpstreamServiceProps)
         p = self.props
         self.api_object = k8s.KubeService(
             self,

@@ -11,7 +11,7 @@ from constructs import Construct
 from constructs_nld import defaults
 from constructs_nld.corefile import Corefile, node_local_dns_corefile
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
-from constructs_nld.props import CacheSettings, ObjectProps, Ports
+from constructs_nld.props import CacheSettings, ObjectProps, Ports, props_or_defaults
 
 __all__ = ["CorefileConfigMap", "CorefileConfigMapProps"]
 
@@ -51,7 +51,7 @@ class CorefileConfigMap(Construct):
     def __init__(self, scope: Construct, id: str, props: CorefileConfigMapProps | None = None) -> None:
         """Define the ConfigMap in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or CorefileConfigMapProps()
+        self.props = props_or_defaults(props, CorefileConfigMapProps)
         self.api_object = k8s.KubeConfigMap(
             self,
             "Resource",

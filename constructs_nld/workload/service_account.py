@@ -14,7 +14,7 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from constructs_nld import defaults
-from constructs_nld.props import ObjectProps
+from constructs_nld.props import ObjectProps, props_or_defaults
 
 __all__ = ["ServiceAccount", "ServiceAccountProps"]
 
@@ -41,7 +41,7 @@ class ServiceAccount(Construct):
     def __init__(self, scope: Construct, id: str, props: ServiceAccountProps | None = None) -> None:
         """Define the ServiceAccount in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or ServiceAccountProps()
+        self.props = props_or_defaults(props, ServiceAccountProps)
         self.api_object = k8s.KubeServiceAccount(
             self,
             "Resource",

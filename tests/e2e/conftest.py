@@ -1,16 +1,19 @@
-"""Fixtures: one test bed for this package (namespaces, cluster DNS, kube-proxy rules), torn down after it."""
+"""Fixtures: one test bed for this package, and the measurements printed after the run."""
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
 import pytest
 
+from constructs_nld import NodeLocalDNSProps
 from tests.e2e.netns import Testbed, require_root, sweep_stale
-from tests.e2e.nodecache import synthesized_objects, upstream_ports
+from tests.e2e.nodecache import bed_for
+
+_MEASUREMENTS = pytest.StashKey[list[str]]()
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -26,7 +29,22 @@ def testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Testbed]:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     workdir = Path(tmp_path_factory.mktemp("testbed"))
     try:
-        with Testbed(workdir=workdir, upstream_ports=upstream_ports(synthesized_objects(None))) as bed:
+        with bed_for(NodeLocalDNSProps(), workdir) as bed:
             yield bed
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.fixture(scope="session")
+def measured(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Record a measurement (one line) to print in the run's summary, e.g. how long node-cache took."""
+    return request.config.stash.setdefault(_MEASUREMENTS, []).append
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Print the recorded measurements under their own heading."""
+    lines = config.stash.get(_MEASUREMENTS, [])
+    if lines:
+        terminalreporter.section("data-plane measurements")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -43,7 +43,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -384,6 +384,10 @@ class Testbed:
         self._closed = True
         atexit.unregister(self.close)
         self._stack.close()
+
+    def at_close(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` at :meth:`close`, before the processes started earlier and the namespaces go."""
+        self._stack.callback(callback)
 
     # ------------------------------------------------------------------ building ---
     def _build(self) -> None:

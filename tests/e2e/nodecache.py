@@ -1,32 +1,82 @@
-"""node-cache as our synthesized manifests run it: command line, environment, files, runtime Corefile.
+"""node-cache as our synthesized manifests run it: the invocation read from the synth, and the process.
 
-Everything here is read from ``synthesize(NodeLocalDNSProps(kube_dns_cluster_ip=...))`` —
-the DaemonSet's container args, the ConfigMap's ``Corefile`` and the volume that mounts it,
-the kube-dns-upstream Service — never retyped, so that the day a node-cache binary exists it
-runs with exactly what a cluster would give it. :func:`render_runtime_corefile` is
-node-cache 1.26.8's own rendering of ``Corefile.base`` (``updateCorefile`` in
-``cmd/node-cache/app/configmap.go``, with no ``kube-dns`` ConfigMap, as the spec ships none).
+:func:`node_cache_invocation` reads everything from ``synthesize(props)`` — the DaemonSet's
+container args, probe, ports and grace period, the ConfigMap volumes and where they are
+mounted, the kube-dns-upstream Service — never retyped, so node-cache runs here with exactly
+what a cluster gives it. What kubelet adds — the Service variables of the pod's namespace,
+and ``$(VAR)`` expanded in the args — comes from kubelet's own code of Kubernetes v1.34
+(``tools/kubelet-env``, built by ``tools/build-binaries.sh kubelet-env``).
+
+:class:`NodeCache` runs that invocation with the real binary in the test bed's node
+namespace, adding only ``-setupinterface=false`` (this kernel has no dummy interfaces; the
+addresses are on the node's ``lo``) and file paths relocated into a directory of the test
+(the pod's volumes and each container's own files), as a private mount namespace would. A
+container that is not privileged runs under ``setpriv`` with the capabilities its
+securityContext adds as its bounding set, and ``--no-new-privs`` for
+``allowPrivilegeEscalation: false`` (:class:`Security`), as the container runtime starts a
+root process.
+
+:func:`render_runtime_corefile` is node-cache 1.26.8's own rendering of ``Corefile.base``
+(``updateCorefile`` in ``cmd/node-cache/app/configmap.go``), for loading the Corefile on
+plain CoreDNS where no node-cache binary is at hand.
+
+The binary is never built by this repository: :func:`find_node_cache_binary` looks at
+``$NODE_CACHE_BIN``, else at ``~/.local/share/constructs-nld/node-cache``.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from itertools import count
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal, cast
 
 from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
-from tests.e2e.netns import UpstreamPort
+from tests.e2e import probes
+from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
 
 __all__ = [
+    "DEFAULT_NODE_CACHE_BINARY",
+    "NODE_CACHE_BIN_ENV",
+    "NODE_CACHE_MISSING",
+    "NodeCache",
+    "NodeCacheExitedError",
     "NodeCacheInvocation",
+    "RULES_PER_LOCAL_IP",
+    "KUBELET_ENV_BINARY",
+    "Security",
+    "bed_for",
+    "cluster_services",
+    "config_map_volumes",
+    "kubelet_env",
+    "find_node_cache_binary",
+    "node_cache_binary_or_skip",
+    "node_cache_container",
     "node_cache_invocation",
     "render_runtime_corefile",
-    "runtime_corefile",
     "synthesized_objects",
     "upstream_ports",
+    "write_config_map",
 ]
+
+NODE_CACHE_BIN_ENV = "NODE_CACHE_BIN"
+"""Environment variable naming the node-cache binary; it wins over the per-user default."""
+
+DEFAULT_NODE_CACHE_BINARY = Path.home() / ".local" / "share" / "constructs-nld" / "node-cache"
+"""Where the tests look for node-cache when ``$NODE_CACHE_BIN`` is unset: outside the repository."""
+
+NODE_CACHE_MISSING = (
+    f"node-cache binary not found: set {NODE_CACHE_BIN_ENV} or put it at ~/.local/share/constructs-nld/node-cache "
+    "(README, 'The node-cache binary')"
+)
+"""The one line a run without the binary prints for the node-cache tests it skips."""
 
 NODE_CACHE_ENTRYPOINT = "/node-cache"
 """The image's ENTRYPOINT: the DaemonSet gives ``args`` only."""
@@ -36,10 +86,62 @@ NODE_CACHE_RESOLV_CONF = "/etc/resolv.conf"
 upstreams: CoreDNS's ``forward`` then reads the nameservers from the node's resolv.conf
 (``dnsPolicy: Default`` on the host network)."""
 
+RULES_PER_LOCAL_IP = 12
+"""Rules node-cache 1.26.8 writes per ``-localip`` address (``initIptables``): raw PREROUTING
+NOTRACK udp/tcp to the DNS port, raw OUTPUT NOTRACK udp/tcp from and to the DNS port and tcp
+from and to the health port, filter INPUT and OUTPUT ACCEPT udp/tcp."""
 
-def synthesized_objects(kube_dns_cluster_ip: str | None) -> list[dict[str, Any]]:
-    """Every object of the synth, in apply order (``None``: the preview)."""
-    props = NodeLocalDNSProps(kube_dns_cluster_ip=kube_dns_cluster_ip)
+BASE_COREFILE_DEFAULT = "/etc/coredns/Corefile.base"
+BASE_COREFILE_NAME = "Corefile.base"
+"""The file node-cache reads in its ConfigMap volume (the ConfigMap's ``Corefile`` key, mapped)."""
+"""node-cache's ``-basecorefile`` when the args do not name one."""
+
+KUBE_DNS_CM_DEFAULT = "/etc/kube-dns"
+"""Where node-cache looks for the kube-dns ConfigMap when ``-kubednscm`` is unset and the directory exists."""
+
+PATH_FLAGS = ("-conf", "-pidfile", "-basecorefile", "-kubednscm")
+"""node-cache flags whose value is a path in the container: relocated under the test's directory."""
+
+KUBELET_ENV_BINARY = REPO_ROOT / ".cache" / "bin" / "kubelet-env"
+"""kubelet's Service variables and ``$(VAR)`` expansion (``tools/kubelet-env``), built from Kubernetes v1.34."""
+
+CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""``PATH`` of the container: node-cache runs ``ip6tables`` from it."""
+
+
+def find_node_cache_binary(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """``$NODE_CACHE_BIN``, else the per-user default if it exists, else ``None``.
+
+    A ``$NODE_CACHE_BIN`` that names no executable file raises ``FileNotFoundError``: a
+    wrong setting must fail, not skip.
+    """
+    configured = environ.get(NODE_CACHE_BIN_ENV)
+    if configured:
+        path = Path(configured)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise FileNotFoundError(f"{NODE_CACHE_BIN_ENV}={configured} is not an executable file")
+        return path
+    if DEFAULT_NODE_CACHE_BINARY.is_file() and os.access(DEFAULT_NODE_CACHE_BINARY, os.X_OK):
+        return DEFAULT_NODE_CACHE_BINARY
+    return None
+
+
+def node_cache_binary_or_skip() -> Path:
+    """The node-cache binary, or a module-level skip of the calling test module.
+
+    Raised here, the skip of every node-cache module is one line of pytest's summary,
+    naming ``NODE_CACHE_BIN``.
+    """
+    import pytest
+
+    binary = find_node_cache_binary()
+    if binary is None:
+        pytest.skip(NODE_CACHE_MISSING, allow_module_level=True)
+    return binary
+
+
+def synthesized_objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
+    """Every object of the synth of ``props``, in apply order."""
     return [obj for chart in synthesize(props) for obj in chart.objects]
 
 
@@ -56,9 +158,107 @@ def _flag(args: list[str], flag: str) -> str:
     return args[args.index(flag) + 1]
 
 
-def _service_env(name: str) -> str:
-    """Kubelet's Service environment variable prefix, as node-cache's ``toSvcEnv`` reads it."""
-    return name.upper().replace("-", "_")
+def node_cache_container(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod spec's node-cache container: the one with ``-localip`` and ``-upstreamsvc`` in its args."""
+    found = [c for c in pod["containers"] if {"-localip", "-upstreamsvc"} <= {str(arg) for arg in c.get("args") or []}]
+    if len(found) != 1:
+        raise LookupError(f"expected one node-cache container in the synth, found {len(found)}")
+    return dict(found[0])
+
+
+@dataclass(frozen=True, kw_only=True)
+class Security:
+    """A container's ``securityContext``, as the container runtime applies it to a root process."""
+
+    privileged: bool
+    """Every capability, as ``privileged: true`` gives."""
+
+    capabilities: tuple[str, ...]
+    """Otherwise the capabilities added after ``drop: [ALL]`` (without ``CAP_``), the bounding set."""
+
+    no_new_privs: bool
+    """``allowPrivilegeEscalation: false``."""
+
+    @staticmethod
+    def of(container: Mapping[str, Any]) -> Security:
+        """Read ``container``'s securityContext; only the shapes the synth writes are understood."""
+        context = container.get("securityContext") or {}
+        if context.get("privileged"):
+            return Security(privileged=True, capabilities=(), no_new_privs=False)
+        capabilities = context.get("capabilities") or {}
+        if capabilities.get("drop") != ["ALL"]:
+            raise LookupError(f"unprivileged without drop [ALL]: {context}")
+        return Security(
+            privileged=False,
+            capabilities=tuple(str(c) for c in capabilities.get("add") or ()),
+            no_new_privs=context.get("allowPrivilegeEscalation") is False,
+        )
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """``argv`` run with this security: unchanged when privileged, else under ``setpriv``.
+
+        A container's root process gets its bounding set as permitted and effective
+        capabilities; ``setpriv --bounding-set`` makes exactly that for the exec'd program.
+        """
+        if self.privileged:
+            return argv
+        bounding = ",".join(["-all", *(f"+{c.lower()}" for c in self.capabilities)])
+        wrapper = ["setpriv", f"--bounding-set={bounding}", "--inh-caps=-all"]
+        if self.no_new_privs:
+            wrapper.append("--no-new-privs")
+        return [*wrapper, "--", *argv]
+
+
+def cluster_services(ips: ClusterIPs, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cluster's Services as the API server returns them: the test bed's, and the synth's kube-dns-upstream.
+
+    kube-dns has CoreDNS's two ports; every other Service of the test bed its named TCP
+    ports (or DNS's 53); kube-dns-upstream is the synthesized Service with the ClusterIP
+    the test bed allocated to it.
+    """
+    services: list[dict[str, Any]] = []
+    for record in ips.services():
+        if record.name == "kube-dns-upstream":
+            continue
+        if record.name == "kube-dns":
+            ports = [
+                {"name": "dns", "port": 53, "protocol": "UDP"},
+                {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+            ]
+        else:
+            ports = [{"name": name, "port": port, "protocol": "TCP"} for name, port in record.tcp_ports] or [
+                {"name": "dns", "port": 53, "protocol": "UDP"}
+            ]
+        services.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": record.name, "namespace": record.namespace},
+                "spec": {"clusterIP": record.cluster_ip, "ports": ports},
+            }
+        )
+    args = node_cache_container(_one(objects, "DaemonSet")["spec"]["template"]["spec"])["args"]
+    upstream = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
+    services.append({**upstream, "spec": {**upstream["spec"], "clusterIP": ips.kube_dns_upstream}})
+    return services
+
+
+def kubelet_env(
+    *, namespace: str, enable_service_links: bool | None, services: list[dict[str, Any]], container: dict[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """The environment and the args kubelet gives ``container`` of a pod in ``namespace``: kubelet's own code."""
+    if not KUBELET_ENV_BINARY.is_file():
+        raise FileNotFoundError(f"{KUBELET_ENV_BINARY} missing: run `bash tools/build-binaries.sh kubelet-env`")
+    request: dict[str, Any] = {"namespace": namespace, "services": services, "container": container}
+    if enable_service_links is not None:
+        request["enableServiceLinks"] = enable_service_links
+    done = subprocess.run(
+        [str(KUBELET_ENV_BINARY)], input=json.dumps(request), capture_output=True, text=True, timeout=30, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"kubelet-env exited {done.returncode}: {done.stderr.strip()}")
+    result = json.loads(done.stdout)
+    return dict(result["env"]), list(result["args"] or [])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,13 +266,14 @@ class NodeCacheInvocation:
     """How the synthesized DaemonSet runs node-cache on a node."""
 
     argv: tuple[str, ...]
-    """The exact command line: the image entrypoint (or ``binary``) and the container args."""
+    """The exact command line: the image entrypoint and the container args."""
 
     env: Mapping[str, str]
-    """What kubelet injects for the ``-upstreamsvc`` Service: ``<NAME>_SERVICE_HOST`` and ports."""
+    """What kubelet injects: the Service variables of the pod's namespace (``KUBE_DNS_UPSTREAM_SERVICE_HOST``…)."""
 
-    files: Mapping[str, str]
-    """Files the pod sees, by path: the ConfigMap's Corefile at its ``Corefile.base`` mount."""
+    volumes: Mapping[str, Mapping[str, str]]
+    """ConfigMap volumes by mount path: file name → content. An optional ConfigMap the synth
+    does not hold (``kube-dns``) mounts as an empty directory, as kubelet mounts it."""
 
     corefile_base: str
     """The ConfigMap's ``Corefile``, placeholders of node-cache unfilled."""
@@ -83,58 +284,81 @@ class NodeCacheInvocation:
     rendered_corefile_path: str
     """``-conf``: where node-cache writes the rendered Corefile and CoreDNS loads it from."""
 
-    upstream_service: str
-    """``-upstreamsvc``: the Service whose ClusterIP ``__PILLAR__CLUSTER__DNS__`` becomes."""
+    liveness_url: str
+    """The URL kubelet's liveness probe GETs (``httpGet`` host, port, path)."""
 
-    def without_dummy_interface(self) -> tuple[str, ...]:
-        """:attr:`argv` plus ``-setupinterface=false``, for kernels without dummy interfaces.
+    container_ports: Mapping[str, int]
+    """The container's ports by name: ``dns``, ``dns-tcp``, ``metrics``, ``metrics-binary``."""
 
-        The addresses must then already be on the node (the test bed puts them on ``lo``);
-        node-cache still installs its iptables rules.
-        """
-        return (*self.argv, "-setupinterface=false")
+    grace_period: int
+    """``terminationGracePeriodSeconds``: how long a SIGTERMed node-cache may take before SIGKILL."""
+
+    security: Security
+    """The container's securityContext."""
 
 
 def node_cache_invocation(
-    *, kube_dns_cluster_ip: str | None, kube_dns_upstream_ip: str, binary: str = NODE_CACHE_ENTRYPOINT
+    props: NodeLocalDNSProps,
+    *,
+    ips: ClusterIPs,
+    enable_service_links: bool | None = None,
+    missing_services: tuple[str, ...] = (),
 ) -> NodeCacheInvocation:
-    """node-cache's command line, environment and Corefile, from the synth with ``kube_dns_cluster_ip``.
+    """node-cache's command line, environment, volumes and Corefile, from the synth of ``props``.
 
-    ``None`` reads the preview synth, ``__KUBE_DNS_CLUSTER_IP__`` and all.
-
-    ``kube_dns_upstream_ip`` is the ClusterIP the API server gave kube-dns-upstream: kubelet
-    passes it as ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
+    ``ips`` are the ClusterIPs of the cluster's Services, kube-dns-upstream's among them:
+    kubelet's code turns them into the container's Service variables and expands the
+    args with them. ``enable_service_links`` overrides the pod spec's field (None: the
+    synth's, where unset means on); ``missing_services`` did not exist yet when the
+    container started.
     """
-    objects = synthesized_objects(kube_dns_cluster_ip)
+    objects = synthesized_objects(props)
     daemon_set = _one(objects, "DaemonSet")
     pod = daemon_set["spec"]["template"]["spec"]
-    (container,) = pod["containers"]
-    args = [str(arg) for arg in container["args"]]
-    upstream_name = _flag(args, "-upstreamsvc")
-    upstream = _one(objects, "Service", upstream_name)
-    env = {f"{_service_env(upstream_name)}_SERVICE_HOST": kube_dns_upstream_ip}
-    ports = upstream["spec"]["ports"]
-    env[f"{_service_env(upstream_name)}_SERVICE_PORT"] = str(ports[0]["port"])
-    for port in ports:
-        env[f"{_service_env(upstream_name)}_SERVICE_PORT_{_service_env(port['name'])}"] = str(port["port"])
+    container = node_cache_container(pod)
+    env, args = kubelet_env(
+        namespace=daemon_set["metadata"]["namespace"],
+        enable_service_links=pod.get("enableServiceLinks") if enable_service_links is None else enable_service_links,
+        services=[s for s in cluster_services(ips, objects) if s["metadata"]["name"] not in missing_services],
+        container=container,
+    )
 
-    config_map = _one(objects, "ConfigMap")
-    volume = next(v for v in pod["volumes"] if v.get("configMap", {}).get("name") == config_map["metadata"]["name"])
-    mount = next(m for m in container["volumeMounts"] if m["name"] == volume["name"])
-    files = {
-        str(PurePosixPath(mount["mountPath"]) / item["path"]): config_map["data"][item["key"]]
-        for item in volume["configMap"]["items"]
-    }
-    corefile_base = config_map["data"]["Corefile"]
+    volumes = config_map_volumes(objects, pod, container)
+    probe = container["livenessProbe"]["httpGet"]
     return NodeCacheInvocation(
-        argv=(binary, *args),
+        argv=(NODE_CACHE_ENTRYPOINT, *args),
         env=env,
-        files=files,
-        corefile_base=corefile_base,
+        volumes=volumes,
+        corefile_base=next(files[BASE_COREFILE_NAME] for files in volumes.values() if BASE_COREFILE_NAME in files),
         local_ips=tuple(_flag(args, "-localip").split(",")),
         rendered_corefile_path=_flag(args, "-conf"),
-        upstream_service=upstream_name,
+        liveness_url=f"http://[{probe['host']}]:{probe['port']}{probe['path']}",
+        container_ports={port["name"]: int(port["containerPort"]) for port in container["ports"]},
+        grace_period=int(pod["terminationGracePeriodSeconds"]),
+        security=Security.of(container),
     )
+
+
+def config_map_volumes(
+    objects: list[dict[str, Any]], pod: Mapping[str, Any], container: Mapping[str, Any]
+) -> dict[str, dict[str, str]]:
+    """``container``'s ConfigMap volumes by mount path: file name → content, as kubelet projects them.
+
+    An optional ConfigMap the synth does not hold (``kube-dns``) mounts as an empty directory.
+    """
+    config_maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap"}
+    volumes: dict[str, dict[str, str]] = {}
+    for mount in container["volumeMounts"]:
+        volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+        source = volume.get("configMap")
+        if source is None:
+            continue  # the xtables lock: a host path, the same file here
+        data = config_maps[source["name"]]["data"] if source["name"] in config_maps else {}
+        if not data and not source.get("optional", False):
+            raise LookupError(f"ConfigMap {source['name']} is not in the synth and its volume is not optional")
+        items = source.get("items") or [{"key": key, "path": key} for key in data]
+        volumes[mount["mountPath"]] = {item["path"]: data[item["key"]] for item in items}
+    return volumes
 
 
 def render_runtime_corefile(corefile_base: str, *, cluster_dns_ip: str | None, local_ips: tuple[str, ...]) -> str:
@@ -153,7 +377,7 @@ def render_runtime_corefile(corefile_base: str, *, cluster_dns_ip: str | None, l
 
 def upstream_ports(objects: list[dict[str, Any]]) -> tuple[UpstreamPort, ...]:
     """The synthesized kube-dns-upstream Service's ports, for kube-proxy's rules."""
-    args = _one(objects, "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["args"]
+    args = node_cache_container(_one(objects, "DaemonSet")["spec"]["template"]["spec"])["args"]
     service = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
     return tuple(
         UpstreamPort(
@@ -166,14 +390,225 @@ def upstream_ports(objects: list[dict[str, Any]]) -> tuple[UpstreamPort, ...]:
     )
 
 
-def runtime_corefile(*, kube_dns_cluster_ip: str, kube_dns_upstream_ip: str) -> str:
-    """The synthesized Corefile as node-cache would load it on a node with these ClusterIPs."""
-    invocation = node_cache_invocation(
-        kube_dns_cluster_ip=kube_dns_cluster_ip, kube_dns_upstream_ip=kube_dns_upstream_ip
-    )
-    return render_runtime_corefile(
-        invocation.corefile_base,
-        # node-cache reads the -upstreamsvc ClusterIP from the variable kubelet injects.
-        cluster_dns_ip=invocation.env[f"{_service_env(invocation.upstream_service)}_SERVICE_HOST"],
-        local_ips=invocation.local_ips,
-    )
+def bed_for(props: NodeLocalDNSProps, workdir: Path) -> Testbed:
+    """A test bed whose kube-proxy serves kube-dns-upstream as the synth of ``props`` declares it."""
+    return Testbed(workdir=workdir, upstream_ports=upstream_ports(synthesized_objects(props)))
+
+
+def write_config_map(directory: Path, files: Mapping[str, str]) -> None:
+    """Put ``files`` in ``directory``, swapped in atomically as kubelet does.
+
+    Kubelet's layout: the files in a timestamped ``..<ts>`` directory, ``..data`` a symlink
+    to it, renamed over the old one, and each file name a symlink into ``..data``.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = directory / f"..{time.strftime('%Y_%m_%d_%H_%M_%S')}.{time.monotonic_ns()}"
+    stamp.mkdir()
+    for name, text in files.items():
+        (stamp / name).write_text(text)
+    data = directory / "..data"
+    old = data.resolve() if data.is_symlink() else None
+    staging = directory / "..data_tmp"
+    staging.symlink_to(stamp.name)
+    staging.rename(data)
+    for name in files:
+        link = directory / name
+        if not link.is_symlink():
+            link.symlink_to(f"..data/{name}")
+    if old is not None:
+        for leftover in old.iterdir():
+            leftover.unlink()
+        old.rmdir()
+
+
+# ------------------------------------------------------------------- the process ---
+class NodeCacheExitedError(RuntimeError):
+    """node-cache ended while it was expected to run."""
+
+
+_instances = count()
+
+
+class NodeCache:
+    """The node-cache pod of the test bed's node: its volumes, and a container that starts, stops and restarts.
+
+    Every :meth:`start` is a new container, as kubelet's restart is: fresh container files
+    (``-conf``, ``-pidfile``), a new log, the same ConfigMap volumes. Nothing starts until
+    :meth:`start`; the test bed stops node-cache at its close, before it deletes the node.
+    """
+
+    def __init__(
+        self,
+        bed: Testbed,
+        props: NodeLocalDNSProps,
+        *,
+        binary: Path,
+        pidfile: bool = True,
+        env: Mapping[str, str] | None = None,
+        setup_interface: bool = False,
+        enable_service_links: bool | None = None,
+        missing_services: tuple[str, ...] = (),
+    ) -> None:
+        """Plan node-cache for ``bed`` from the synth of ``props``; write its ConfigMap volumes.
+
+        ``pidfile=False`` drops ``-pidfile`` from the args; ``env`` replaces what kubelet injects;
+        ``setup_interface=True`` leaves out ``-setupinterface=false``, so node-cache tries to
+        create its dummy interface, which this kernel cannot (only its error is of interest);
+        ``enable_service_links`` overrides the pod spec's field, as a webhook or a hand edit might;
+        ``missing_services`` did not exist when kubelet started the container.
+        """
+        self.bed = bed
+        self.invocation = node_cache_invocation(
+            props, ips=bed.ips, enable_service_links=enable_service_links, missing_services=missing_services
+        )
+        self.binary = binary
+        self.pidfile = pidfile
+        self.setup_interface = setup_interface
+        self.env = dict(self.invocation.env if env is None else env)
+        self.directory = bed.workdir / f"node-cache-{next(_instances)}"
+        self.volumes_dir = self.directory / "volumes"
+        for mount, files in self.invocation.volumes.items():
+            self.write_config_map(mount, files)
+        self.containers = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0
+        self.log_path = self.directory / "container-0.log"
+        bed.at_close(self.close)
+
+    # ------------------------------------------------------------------- files ---
+    def _relocate(self, path: str, container_dir: Path) -> Path:
+        """Where the container's ``path`` lives here: in a ConfigMap volume, or in the container's own files."""
+        pure = PurePosixPath(path)
+        for mount in self.invocation.volumes:
+            if pure.is_relative_to(mount):
+                return self.volumes_dir / PurePosixPath(mount).relative_to("/") / pure.relative_to(mount)
+        target = container_dir / pure.relative_to("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def write_config_map(self, mount: str, files: Mapping[str, str]) -> None:
+        """Put ``files`` in the volume mounted at ``mount``, as kubelet updates a ConfigMap volume."""
+        write_config_map(self.volumes_dir / PurePosixPath(mount).relative_to("/"), files)
+
+    def argv(self, container_dir: Path) -> list[str]:
+        """The synth's command line for a container whose own files live in ``container_dir``."""
+        args = list(self.invocation.argv[1:])
+        if not self.pidfile:
+            index = args.index("-pidfile")
+            del args[index : index + 2]
+        if "-conf" not in args:
+            raise LookupError(f"node-cache args lack -conf; it would write a Corefile on this machine: {args}")
+        for flag in PATH_FLAGS:
+            if flag in args:
+                index = args.index(flag) + 1
+                args[index] = str(self._relocate(args[index], container_dir))
+        if "-basecorefile" not in args:
+            args += ["-basecorefile", str(self._relocate(BASE_COREFILE_DEFAULT, container_dir))]
+        if "-kubednscm" not in args and KUBE_DNS_CM_DEFAULT in self.invocation.volumes:
+            # node-cache reads /etc/kube-dns when that directory exists, as the pod's mount makes it.
+            args += ["-kubednscm", str(self._relocate(KUBE_DNS_CM_DEFAULT, container_dir))]
+        if not self.setup_interface:
+            args.append("-setupinterface=false")
+        return self.invocation.security.wrap([str(self.binary), *args])
+
+    @property
+    def rendered_corefile_path(self) -> Path:
+        """The current container's ``-conf`` file: the Corefile node-cache rendered."""
+        return self._relocate(self.invocation.rendered_corefile_path, self.directory / f"container-{self.containers}")
+
+    # ----------------------------------------------------------------- process ---
+    def start(self) -> None:
+        """Start a new container; the previous one must have ended."""
+        if self.alive():
+            raise RuntimeError("node-cache is still running")
+        self.containers += 1
+        container_dir = self.directory / f"container-{self.containers}"
+        container_dir.mkdir(parents=True)
+        self.log_path = self.directory / f"container-{self.containers}.log"
+        argv = self.argv(container_dir)
+        with self.log_path.open("wb") as log:
+            self.started_at = time.monotonic()
+            # `ip netns exec` execs the command: the Popen pid is node-cache itself.
+            self.process = subprocess.Popen(
+                self.bed.node.argv(*argv),
+                env={"PATH": CONTAINER_PATH, **self.env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+
+    @property
+    def log(self) -> str:
+        """What the current container printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def alive(self) -> bool:
+        """True while the current container runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self.process is None:
+            raise RuntimeError("node-cache was never started")
+        return self.process
+
+    def _check_alive(self) -> None:
+        if not self.alive():
+            raise NodeCacheExitedError(f"node-cache exited {self._running().returncode}:\n{self.log}")
+
+    def wait_serving(self, timeout: float = 20) -> float:
+        """Wait for CoreDNS's banner, printed once every listener is up; return seconds since :meth:`start`."""
+        deadline = self.started_at + timeout
+        while time.monotonic() < deadline:
+            self._check_alive()
+            if "\nCoreDNS-" in "\n" + self.log:
+                return time.monotonic() - self.started_at
+            time.sleep(0.05)
+        raise TimeoutError(f"node-cache did not serve within {timeout}s:\n{self.log}")
+
+    def wait_rules(self, timeout: float = 20, interval: float = 0.05) -> float:
+        """Wait until all of node-cache's rules are in the node's ip6tables; return seconds since :meth:`start`."""
+        deadline = self.started_at + timeout
+        while time.monotonic() < deadline:
+            self._check_alive()
+            if len(probes.node_cache_rules(self.bed.node)) >= RULES_PER_LOCAL_IP * len(self.invocation.local_ips):
+                return time.monotonic() - self.started_at
+            time.sleep(interval)
+        rules = probes.node_cache_rules(self.bed.node)
+        raise TimeoutError(f"node-cache's rules not all in place within {timeout}s: {rules}\n{self.log}")
+
+    def wait_ready(self, timeout: float = 20) -> float:
+        """:meth:`wait_serving`, then :meth:`wait_rules`: the node's DNS is intercepted. Seconds since start."""
+        self.wait_serving(timeout)
+        return self.wait_rules(timeout)
+
+    def wait_exit(self, timeout: float = 20) -> int:
+        """Wait for the container to end by itself; return its exit code."""
+        return self._running().wait(timeout)
+
+    def signal(self, signum: signal.Signals) -> None:
+        """Send ``signum`` to node-cache."""
+        self._check_alive()
+        self._running().send_signal(signum)
+
+    def stop(self) -> int:
+        """Stop as kubelet does: SIGTERM, SIGKILL after the grace period; return the exit code."""
+        process = self._running()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(self.invocation.grace_period)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+        return process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL, as the OOM killer or a failed liveness probe's escalation; wait for the end."""
+        process = self._running()
+        process.kill()
+        process.wait(5)
+
+    def close(self) -> None:
+        """Stop the current container if it runs (teardown)."""
+        if self.alive():
+            self.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import subprocess
 import sys
@@ -11,7 +12,20 @@ from dataclasses import dataclass, field
 
 from tests.e2e.netns import Namespace
 
-__all__ = ["DigResult", "Metrics", "dig", "dnat_packets", "http_get", "scrape", "wait_for_loop_self_check"]
+__all__ = [
+    "ConntrackFlow",
+    "DigResult",
+    "Metrics",
+    "conntrack_count",
+    "conntrack_flows",
+    "dig",
+    "dnat_packets",
+    "http_get",
+    "ip6tables_rules",
+    "node_cache_rules",
+    "scrape",
+    "wait_for_loop_self_check",
+]
 
 _STATUS = re.compile(r"->>HEADER<<-.*status: (?P<status>[A-Z]+)")
 _SERVER = re.compile(r"^;; SERVER: (?P<server>\S+)", re.MULTILINE)
@@ -30,6 +44,9 @@ class DigResult:
     server: str
     """The ``;; SERVER:`` line, e.g. ``fd00:ec2::a#53(fd00:ec2::a) (UDP)``'s first field."""
 
+    ttls: tuple[int, ...]
+    """TTL of each answer record, in the order of :attr:`answers`."""
+
     output: str = field(repr=False)
     """The whole output, for assertion messages."""
 
@@ -40,6 +57,7 @@ def dig(
     rtype: str = "AAAA",
     *,
     server: str | None = None,
+    port: int = 53,
     tcp: bool = False,
     search: bool = False,
 ) -> DigResult:
@@ -47,7 +65,7 @@ def dig(
 
     ``rtype="PTR"`` with an address as ``name`` does a reverse lookup (``dig -x``).
     """
-    argv = ["dig", "+tries=1", "+time=3"]
+    argv = ["dig", "+tries=1", "+time=3", "-p", str(port)]
     if server is not None:
         argv.append(f"@{server}")
     if tcp:
@@ -60,6 +78,7 @@ def dig(
     status = _STATUS.search(output)
     server_line = _SERVER.search(output)
     answers: list[str] = []
+    ttls: list[int] = []
     in_answer = False
     for line in output.splitlines():
         if line.startswith(";; ANSWER SECTION:"):
@@ -67,11 +86,14 @@ def dig(
         elif in_answer and not line.strip():
             in_answer = False
         elif in_answer:
-            answers.append(" ".join(line.split()[4:]))
+            fields = line.split()
+            answers.append(" ".join(fields[4:]))
+            ttls.append(int(fields[1]))
     return DigResult(
         status=status.group("status") if status else "",
         answers=tuple(answers),
         server=server_line.group("server") if server_line else "",
+        ttls=tuple(ttls),
         output=output,
     )
 
@@ -150,6 +172,81 @@ def dnat_packets(namespace: Namespace, chain: str) -> int:
         if match and match.group("chain") == chain:
             return int(match.group("packets"))
     raise LookupError(f"no DNAT rule in chain {chain} of {namespace.name}:\n{saved}")
+
+
+NODE_CACHE_RULE_COMMENTS = ("NodeLocal DNS Cache: skip conntrack", "NodeLocal DNS Cache: allow DNS traffic")
+"""The comments node-cache 1.26.8 puts on every rule it writes (``cmd/node-cache/app/cache_app.go``)."""
+
+
+def node_cache_rules(namespace: Namespace) -> tuple[str, ...]:
+    """node-cache's ip6tables rules in ``namespace``, as ``<table> <ip6tables-save line>``, in save order.
+
+    Recognised by node-cache's own rule comments, in every table.
+    """
+    rules = []
+    table = ""
+    for line in namespace.run("ip6tables-save").splitlines():
+        if line.startswith("*"):
+            table = line[1:]
+        elif line.startswith("-A ") and any(f'"{comment}"' in line for comment in NODE_CACHE_RULE_COMMENTS):
+            rules.append(f"{table} {line}")
+    return tuple(rules)
+
+
+def ip6tables_rules(namespace: Namespace, save: str = "ip6tables-save") -> tuple[str, ...]:
+    """Every ip6tables rule in ``namespace``, as ``<table> <ip6tables-save line>``, in save order.
+
+    ``save`` names the program: ``ip6tables-legacy-save`` reads the legacy backend's tables.
+    """
+    rules = []
+    table = ""
+    for line in namespace.run(save).splitlines():
+        if line.startswith("*"):
+            table = line[1:]
+        elif line.startswith("-A "):
+            rules.append(f"{table} {line}")
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class ConntrackFlow:
+    """A conntrack entry's original direction."""
+
+    protocol: str
+    src: str
+    """Source address, compressed (``fd0b::2``)."""
+    dst: str
+    sport: int
+    dport: int
+
+
+_CONNTRACK = re.compile(
+    r"^ipv6\s+\d+\s+(?P<proto>\S+)\s+\d+\s+\d+\s.*?"
+    r"src=(?P<src>\S+) dst=(?P<dst>\S+) sport=(?P<sport>\d+) dport=(?P<dport>\d+)"
+)
+
+
+def conntrack_flows(namespace: Namespace) -> tuple[ConntrackFlow, ...]:
+    """The IPv6 TCP and UDP entries of ``namespace``'s conntrack table (``/proc/net/nf_conntrack``)."""
+    flows = []
+    for line in namespace.run("cat", "/proc/net/nf_conntrack").splitlines():
+        match = _CONNTRACK.match(line)
+        if match is not None:
+            flows.append(
+                ConntrackFlow(
+                    protocol=match.group("proto"),
+                    src=str(ipaddress.IPv6Address(match.group("src"))),
+                    dst=str(ipaddress.IPv6Address(match.group("dst"))),
+                    sport=int(match.group("sport")),
+                    dport=int(match.group("dport")),
+                )
+            )
+    return tuple(flows)
+
+
+def conntrack_count(namespace: Namespace) -> int:
+    """Entries in ``namespace``'s conntrack table: ``net.netfilter.nf_conntrack_count``."""
+    return int(namespace.run("cat", "/proc/sys/net/netfilter/nf_conntrack_count"))
 
 
 def wait_for_loop_self_check(

@@ -1,10 +1,11 @@
-"""Data-plane tests on a node in network namespaces: kube-proxy's path, and our Corefile on CoreDNS.
+"""Data-plane tests on a node in network namespaces: kube-proxy's path, and our Corefile on plain CoreDNS.
 
 What runs here is real: CoreDNS v1.13.2 (the version node-cache 1.26.8 embeds), kube-proxy's
-ip6tables ``nat`` rules, ``dig`` in a pod namespace. What does not run is node-cache itself
-(the Go module proxy refuses ``k8s.io/dns``): nothing here installs its NOTRACK rules or
-stands in for it, so no test claims node-cache interception. The Corefile tests load the
-synthesized Corefile, rendered as node-cache renders it, on plain CoreDNS.
+ip6tables ``nat`` rules, ``dig`` in a pod namespace. These tests need no node-cache binary:
+they prove the path without NodeLocal DNS (every pod's fallthrough) and load the synthesized
+Corefile, rendered as node-cache renders it, on plain CoreDNS. Nothing here installs
+node-cache's NOTRACK rules, so no test here claims interception: ``test_nodecache.py`` runs
+the node-cache binary itself.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from constructs_nld import NodeLocalDNSProps
 from tests.e2e import kubeproxy, probes
 from tests.e2e.netns import CoreDNS, Testbed
 from tests.e2e.nodecache import (
@@ -159,9 +161,7 @@ def test_node_resolves_external_name_via_its_resolv_conf(testbed: Testbed) -> No
 
 # ------------------------------------- node-cache's command line, from the synth ---
 def test_node_cache_invocation_is_read_from_the_synth_with_the_allocated_cluster_ips(testbed: Testbed) -> None:
-    invocation = node_cache_invocation(
-        kube_dns_cluster_ip=testbed.ips.kube_dns, kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
 
     assert invocation.argv == (
         "/node-cache",
@@ -174,9 +174,12 @@ def test_node_cache_invocation_is_read_from_the_synth_with_the_allocated_cluster
         "-pidfile",
         "/tmp/node-cache.pid",
     )
-    assert invocation.without_dummy_interface()[-1] == "-setupinterface=false"
     assert invocation.env["KUBE_DNS_UPSTREAM_SERVICE_HOST"] == testbed.ips.kube_dns_upstream
-    assert invocation.files == {"/etc/coredns/Corefile.base": invocation.corefile_base}
+    # The optional kube-dns ConfigMap is not shipped: kubelet mounts its volume empty.
+    assert invocation.volumes == {"/etc/coredns": {"Corefile.base": invocation.corefile_base}, "/etc/kube-dns": {}}
+    assert invocation.liveness_url == "http://[fd00::10]:8080/health"
+    assert invocation.container_ports == {"dns": 53, "dns-tcp": 53, "metrics": 9253, "metrics-binary": 9353}
+    assert invocation.grace_period == 30
     assert f"bind fd00::10 {testbed.ips.kube_dns}\n" in invocation.corefile_base
     # Ready for -setupinterface=false: both addresses are already on the node.
     on_lo = testbed.node.ip("-6", "addr", "show", "dev", "lo")
@@ -198,9 +201,7 @@ class CorefileRun:
 @pytest.fixture(scope="class")
 def run(testbed: Testbed) -> Iterator[CorefileRun]:
     """CoreDNS with the synthesized Corefile, rendered as node-cache renders it, in the node netns."""
-    invocation = node_cache_invocation(
-        kube_dns_cluster_ip=testbed.ips.kube_dns, kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
     rendered = render_runtime_corefile(
         invocation.corefile_base,
         # node-cache reads the -upstreamsvc ClusterIP from the variable kubelet injects.
@@ -360,7 +361,7 @@ class TestSynthesizedCorefileOnCoreDNS:
 # ----------------------------------------- the spec's failure modes, on CoreDNS ---
 def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """The spec's "Corefile parse error": ``__KUBE_DNS_CLUSTER_IP__`` left in the ``bind`` lines."""
-    preview = node_cache_invocation(kube_dns_cluster_ip=None, kube_dns_upstream_ip=testbed.ips.kube_dns_upstream)
+    preview = node_cache_invocation(NodeLocalDNSProps(), ips=testbed.ips)
     assert preview.local_ips == ("fd00::10", "__KUBE_DNS_CLUSTER_IP__")
     assert "bind fd00::10 __KUBE_DNS_CLUSTER_IP__\n" in preview.corefile_base
     rendered = render_runtime_corefile(
@@ -377,9 +378,7 @@ def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredn
 
 def test_corefile_without_upstream_service_variable_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """DECISIONS.md: without ``KUBE_DNS_UPSTREAM_SERVICE_HOST`` node-cache writes ``forward . <nil>``."""
-    invocation = node_cache_invocation(
-        kube_dns_cluster_ip=testbed.ips.kube_dns, kube_dns_upstream_ip=testbed.ips.kube_dns_upstream
-    )
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
     rendered = render_runtime_corefile(invocation.corefile_base, cluster_dns_ip=None, local_ips=invocation.local_ips)
 
     process = testbed.start_coredns(testbed.node, rendered, "no-upstream-variable", wait=False)

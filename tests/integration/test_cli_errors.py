@@ -271,7 +271,7 @@ def test_help_documents_every_exit_code_of_wait_and_uninstall(capsys: pytest.Cap
     assert main(["uninstall", "--help"]) == 0
     uninstall_help = capsys.readouterr().out
 
-    assert "  8  --wait: the rollout made no progress for --stall-after seconds" in deploy_help
+    assert "  10 --wait: the rollout made no progress for --stall-after seconds" in deploy_help
     assert "  3  kube-dns-upstream exists with a foreign selector (nothing deleted)" in uninstall_help
-    assert "  8  the node-cache pods did not go away within --stall-after" in uninstall_help
+    assert "  10 the node-cache pods did not go away within --stall-after" in uninstall_help
     assert "--dry-run" not in uninstall_help

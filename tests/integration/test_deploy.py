@@ -234,7 +234,7 @@ def test_fails_when_upstream_service_has_a_foreign_selector(
 
 def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    props = NodeLocalDNSProps(image="registry.example/__KUBE_DNS_CLUSTER_IP__:1")
+    props = NodeLocalDNSProps(image="registry.example/node-cache:__KUBE_DNS_CLUSTER_IP__")
     mark = cluster.audit_mark()
 
     with pytest.raises(
@@ -401,3 +401,42 @@ def test_fails_when_timeout_is_not_a_positive_finite_number(value: str, capsys: 
     err = capsys.readouterr().err
     assert err.startswith("error: argument --timeout: must be a ") and f"got '{value}'" in err
     assert len(err.splitlines()) == 1
+
+
+def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_writes_nothing(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert run(cluster) == 0
+    stamp = restarted_at(api_client)
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    fallthrough = NodeLocalDNSProps(interception="fallthrough")
+    mark = cluster.audit_mark()
+
+    deploy(client, props_source(fallthrough), out=lambda line: None)
+
+    assert sorted(set(written_paths(cluster, mark))) == [
+        "configmaps/node-local-dns-fallthrough",
+        "daemonsets/node-local-dns",
+    ]
+    daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    containers = daemon_set["spec"]["template"]["spec"]["containers"]
+    assert [c["name"] for c in containers] == ["node-cache", "fallthrough-rules"]
+    assert containers[0]["args"][-1] == "-setupiptables=false"
+    # A template change rolls the pods by itself: no restart of ours.
+    assert restarted_at(api_client) == stamp
+    mark = cluster.audit_mark()
+    deploy(client, props_source(fallthrough), out=lambda line: None)
+    assert cluster.mutating_requests_since(mark) == []
+
+    assert run(cluster) == 0
+
+    daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    (container,) = daemon_set["spec"]["template"]["spec"]["containers"]
+    assert "-setupiptables=false" not in container["args"]
+    assert [v["name"] for v in daemon_set["spec"]["template"]["spec"]["volumes"]] == [
+        "xtables-lock",
+        "kube-dns-config",
+        "config-volume",
+    ]

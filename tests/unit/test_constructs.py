@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cdk8s
 import pytest
 
-from constructs_nld import NodeLocalDNS, NodeLocalDNSProps, Ports, synthesize
+from constructs_nld import (
+    AlertRules,
+    AlertRulesProps,
+    CorefileConfigMap,
+    CorefileConfigMapProps,
+    FallthroughConfigMap,
+    FallthroughConfigMapProps,
+    MetricsService,
+    MetricsServiceProps,
+    NodeCacheDaemonSet,
+    NodeCacheDaemonSetProps,
+    NodeLocalDNS,
+    NodeLocalDNSProps,
+    PodMonitor,
+    PodMonitorProps,
+    Ports,
+    ServiceAccount,
+    ServiceAccountProps,
+    UpstreamService,
+    UpstreamServiceProps,
+    find_unresolved_placeholders,
+    synthesize,
+)
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
-DROP_GO_AND_PROCESS = [
-    {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
-    {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
-]
 NODE_RELABEL = [{"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]
 
 
@@ -175,7 +196,10 @@ def test_pod_spec(pod_spec: dict[str, Any]) -> None:
     assert "enableServiceLinks" not in pod_spec
     assert "securityContext" not in pod_spec
     assert "initContainers" not in pod_spec
+    # Pod-level, as admission and scanners read it (CKV_K8S_38), beside the ServiceAccount's own.
+    assert pod_spec["automountServiceAccountToken"] is False
     assert set(pod_spec) == {
+        "automountServiceAccountToken",
         "containers",
         "dnsPolicy",
         "hostNetwork",
@@ -281,7 +305,7 @@ def test_container_has_only_the_fields_the_spec_asks_for(container: dict[str, An
 
 
 def test_custom_ports_add_node_cache_flags() -> None:
-    props = NodeLocalDNSProps(ports=Ports(dns=5353, health=8081, metrics=9254, binary_metrics=9354))
+    props = NodeLocalDNSProps(ports=Ports(health=8081, metrics=9254, binary_metrics=9354))
     (daemon_set,) = [obj for chart in synthesize(props) for obj in chart.objects if obj["kind"] == "DaemonSet"]
     container = daemon_set["spec"]["template"]["spec"]["containers"][0]
 
@@ -300,7 +324,7 @@ def test_custom_ports_add_node_cache_flags() -> None:
         "[::]:9354",
     ]
     assert container["livenessProbe"]["httpGet"] == {"host": "fd00::10", "path": "/health", "port": 8081}
-    assert [port["containerPort"] for port in container["ports"]] == [5353, 5353, 9254, 9354]
+    assert [port["containerPort"] for port in container["ports"]] == [53, 53, 9254, 9354]
 
 
 def test_custom_limit_other_than_cpu_and_memory_is_rendered() -> None:
@@ -326,22 +350,25 @@ def test_pod_monitor(pod_monitor: dict[str, Any]) -> None:
     assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
 
 
-def test_pod_monitor_scrapes_both_ports(pod_monitor: dict[str, Any]) -> None:
+def test_pod_monitor_scrapes_both_ports_each_keeping_its_half(pod_monitor: dict[str, Any]) -> None:
+    # node-cache serves one registry on both ports: 9353 keeps node-cache's own family, 9253 the rest.
     assert pod_monitor["spec"]["podMetricsEndpoints"] == [
         {
             "port": "metrics",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
             "metricRelabelings": [
-                *DROP_GO_AND_PROCESS,
+                {"action": "drop", "regex": "go_.*", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "process_.*", "sourceLabels": ["__name__"]},
                 {"action": "drop", "regex": "coredns_.*_request_duration_seconds_bucket", "sourceLabels": ["__name__"]},
+                {"action": "drop", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]},
             ],
         },
         {
             "port": "metrics-binary",
             "interval": "60s",
             "relabelings": NODE_RELABEL,
-            "metricRelabelings": DROP_GO_AND_PROCESS,
+            "metricRelabelings": [{"action": "keep", "regex": "coredns_nodecache_.*", "sourceLabels": ["__name__"]}],
         },
     ]
 
@@ -376,13 +403,13 @@ def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
 
 def test_custom_monitoring_props() -> None:
     props = NodeLocalDNSProps(
-        namespace="dns", monitoring_namespace="observability", scrape_interval="30s", monitoring_labels={"team": "sre"}
+        monitoring_namespace="observability", scrape_interval="30s", monitoring_labels={"team": "sre"}
     )
     objects = {obj["kind"]: obj for chart in synthesize(props) for obj in chart.objects}
 
     pod_monitor = objects["PodMonitor"]
     assert pod_monitor["metadata"] == {"name": "nodelocaldns", "namespace": "observability", "labels": {"team": "sre"}}
-    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["dns"]}
+    assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
     assert [endpoint["interval"] for endpoint in pod_monitor["spec"]["podMetricsEndpoints"]] == ["30s", "30s"]
     rules = objects["PrometheusRule"]["spec"]["groups"][0]["rules"]
     assert rules[3]["expr"] == (
@@ -418,6 +445,265 @@ def test_chart_dependencies_give_services_then_workload_then_monitoring() -> Non
     assert component.monitoring_chart is not None
 
     assert component.services_chart.node.dependencies == []
-    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld/services"]
-    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld/workload"]
-    assert [chart.node.path for chart in app.charts] == ["nld/services", "nld/workload", "nld/monitoring"]
+    assert [dep.node.path for dep in component.workload_chart.node.dependencies] == ["nld-services"]
+    assert [dep.node.path for dep in component.monitoring_chart.node.dependencies] == ["nld-workload"]
+    assert [chart.node.path for chart in app.charts] == ["nld-services", "nld-workload", "nld-monitoring"]
+
+
+# --- chart ids and file names ----------------------------------------------------------------
+
+
+def test_charts_sit_at_the_app_root_with_plain_ids() -> None:
+    app = cdk8s.App()
+    NodeLocalDNS(app, "nodelocaldns")
+
+    assert [chart.node.id for chart in app.charts] == [
+        "nodelocaldns-services",
+        "nodelocaldns-workload",
+        "nodelocaldns-monitoring",
+    ]
+
+
+def test_charts_of_a_component_in_a_user_chart_are_named_after_its_path() -> None:
+    app = cdk8s.App()
+    mine = cdk8s.Chart(app, "my-chart")
+    component = NodeLocalDNS(mine, "NLD")
+
+    assert [chart.node.path for _, chart in component.charts] == [
+        "my-chart-nld-services",
+        "my-chart-nld-workload",
+        "my-chart-nld-monitoring",
+    ]
+
+
+@pytest.mark.parametrize(("id", "prefix"), [("Node Local DNS", "node-local-dns"), ("a" * 80, "a" * 52)])
+def test_chart_ids_are_dns_labels_whatever_the_component_id(id: str, prefix: str) -> None:
+    component = NodeLocalDNS(cdk8s.App(), id, NodeLocalDNSProps(monitoring=False))
+
+    assert [chart.node.id for _, chart in component.charts] == [f"{prefix}-services", f"{prefix}-workload"]
+
+
+def test_fails_when_the_component_id_has_no_letter_or_digit() -> None:
+    with pytest.raises(ValueError, match=r"^id: must contain a letter or a digit, got '\+\+'"):
+        NodeLocalDNS(cdk8s.App(), "++")
+
+
+def test_synth_writes_plain_file_names_in_apply_order(tmp_path: Path) -> None:
+    app = cdk8s.App(outdir=str(tmp_path))
+    NodeLocalDNS(app, "nodelocaldns")
+    cdk8s.Chart(app, "my-chart")
+
+    app.synth()
+
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "0000-nodelocaldns-services.k8s.yaml",
+        "0001-nodelocaldns-workload.k8s.yaml",
+        "0002-nodelocaldns-monitoring.k8s.yaml",
+        "0003-my-chart.k8s.yaml",
+    ]
+
+
+# --- every construct checks its props --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: UpstreamServiceProps(dns_port=0), "dns_port: must be a port number 1-65535, got 0"),
+        (lambda: UpstreamServiceProps(dns_port=70000), "dns_port: must be a port number 1-65535, got 70000"),
+        (lambda: UpstreamServiceProps(dns_port="53"), "dns_port: must be an integer, got '53'"),  # type: ignore[arg-type]
+        (lambda: UpstreamServiceProps(name="0-upstream"), "name: must start with a letter to name a Service"),
+        (lambda: MetricsServiceProps(metrics_port=0), "metrics_port: must be a port number 1-65535, got 0"),
+        (
+            lambda: MetricsServiceProps(binary_metrics_port=70000),
+            "binary_metrics_port: must be a port number 1-65535, got 70000",
+        ),
+        (lambda: MetricsServiceProps(name="9metrics"), "name: must start with a letter to name a Service"),
+        (lambda: ServiceAccountProps(labels={"a b": "x"}), "labels: 'a b' is not a valid label key"),
+        (lambda: CorefileConfigMapProps(corefile="errors"), "corefile: must be a Corefile, got 'errors'"),  # type: ignore[arg-type]
+        (lambda: FallthroughConfigMapProps(rules="x"), "rules: must be a FallthroughRules, got 'x'"),  # type: ignore[arg-type]
+        (lambda: FallthroughConfigMapProps(name="Rules"), "name: must be a DNS label"),
+        (lambda: AlertRulesProps(group=None), "group: must be a RuleGroup, got None"),  # type: ignore[arg-type]
+        (lambda: PodMonitorProps(interval="5m\n"), "interval: must be a Prometheus duration"),
+        (
+            lambda: NodeCacheDaemonSetProps(upstream_service_name="1-upstream"),
+            "upstream_service_name: must start with a letter to name a Service",
+        ),
+    ],
+)
+def test_fails_when_a_construct_props_value_is_bad(build: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}"):
+        build()
+
+
+@pytest.mark.parametrize(
+    "construct",
+    [
+        UpstreamService,
+        MetricsService,
+        ServiceAccount,
+        CorefileConfigMap,
+        FallthroughConfigMap,
+        NodeCacheDaemonSet,
+        PodMonitor,
+        AlertRules,
+    ],
+)
+def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Callable[..., object]) -> None:
+    chart = cdk8s.Chart(cdk8s.App(), "c")
+
+    with pytest.raises(ValueError, match=r"^props: must be a \w+Props, got \{'name': 'x'\}$"):
+        construct(chart, "c", {"name": "x"})
+
+
+def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
+    with pytest.raises(ValueError, match=r"^props: must be a NodeLocalDNSProps, got UpstreamServiceProps"):
+        NodeLocalDNS(cdk8s.App(), "nld", UpstreamServiceProps())  # type: ignore[arg-type]
+
+
+# --- the fallthrough mode and least privilege ---------------------------------------------------
+
+KEEPER_SCRIPT = "/etc/nodelocaldns-fallthrough/keeper.sh"
+
+
+def _workload(**kwargs: Any) -> list[dict[str, Any]]:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", **kwargs)
+    return [obj for chart in synthesize(props) for obj in chart.objects]
+
+
+def test_fallthrough_adds_its_config_map_before_the_daemon_set_in_the_workload_chart() -> None:
+    charts = synthesize(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough"))
+    workload = next(chart for chart in charts if chart.role == "workload")
+
+    assert [(o["kind"], o["metadata"]["name"]) for o in workload.objects] == [
+        ("ServiceAccount", "node-local-dns"),
+        ("ConfigMap", "node-local-dns"),
+        ("ConfigMap", "node-local-dns-fallthrough"),
+        ("DaemonSet", "node-local-dns"),
+    ]
+    config_map = _one(list(workload.objects), "ConfigMap", "node-local-dns-fallthrough")
+    assert config_map["metadata"]["labels"] == NODE_CACHE_LABELS
+    assert set(config_map["data"]) == {"keeper.sh", "rules"}
+    assert "-d fd00:ec2::a/128 -p udp -m udp --dport 53 -m socket" in config_map["data"]["rules"]
+
+
+def test_fallthrough_node_cache_writes_no_rules_and_keeps_the_spec_privilege() -> None:
+    pod = _one(_workload(interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]
+    node_cache, keeper = pod["containers"]
+
+    assert node_cache["name"] == "node-cache"
+    assert node_cache["args"][-1] == "-setupiptables=false"
+    assert node_cache["args"].count("-setupiptables=false") == 1
+    assert node_cache["securityContext"] == {"privileged": True}
+    assert keeper["securityContext"] == {"privileged": True}
+
+
+def test_fallthrough_keeper_container() -> None:
+    pod = _one(_workload(interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]
+    keeper = pod["containers"][1]
+
+    assert keeper == {
+        "name": "fallthrough-rules",
+        "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["/bin/sh", KEEPER_SCRIPT, "keep"],
+        "readinessProbe": {
+            "exec": {"command": ["/bin/sh", KEEPER_SCRIPT, "check"]},
+            "periodSeconds": 15,
+            "timeoutSeconds": 10,
+        },
+        "resources": {"requests": {"cpu": "5m", "memory": "20Mi"}},
+        "securityContext": {"privileged": True},
+        "volumeMounts": [
+            {"name": "xtables-lock", "mountPath": "/run/xtables.lock", "readOnly": False},
+            {"name": "fallthrough-rules", "mountPath": "/etc/nodelocaldns-fallthrough", "readOnly": True},
+        ],
+    }
+    assert pod["volumes"][-1] == {"name": "fallthrough-rules", "configMap": {"name": "node-local-dns-fallthrough"}}
+
+
+def test_fallthrough_keeper_takes_the_node_cache_image_and_pull_policy() -> None:
+    image = "registry.example.com/dns/k8s-dns-node-cache@sha256:" + "0" * 64
+    pod = _one(
+        _workload(interception="fallthrough", image=image, image_pull_policy="Always"), "DaemonSet", "node-local-dns"
+    )["spec"]["template"]["spec"]
+
+    assert {(c["image"], c["imagePullPolicy"]) for c in pod["containers"]} == {(image, "Always")}
+
+
+def test_without_privilege_node_cache_writing_its_rules_gets_net_admin_bind_and_raw() -> None:
+    (container,) = _one(_workload(privileged=False), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"][
+        "containers"
+    ]
+
+    assert container["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"]},
+    }
+
+
+def test_without_privilege_in_fallthrough_node_cache_needs_no_net_raw_and_the_keeper_no_bind() -> None:
+    pod = _one(_workload(privileged=False, interception="fallthrough"), "DaemonSet", "node-local-dns")["spec"][
+        "template"
+    ]["spec"]
+    node_cache, keeper = pod["containers"]
+
+    assert node_cache["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE"]},
+    }
+    assert keeper["securityContext"] == {
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_RAW"]},
+    }
+
+
+def test_the_spec_mode_has_no_keeper_and_no_fallthrough_objects(preview_objects: list[dict[str, Any]]) -> None:
+    assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-fallthrough"]
+    daemon_set = _one(preview_objects, "DaemonSet", "node-local-dns")
+    assert "-setupiptables=false" not in daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+# --- portable output and GitOps ordering ------------------------------------------------------
+def test_portable_output_takes_the_cluster_ip_from_kubelet_and_holds_no_placeholder_of_ours() -> None:
+    objects = {obj["kind"]: obj for chart in synthesize(NodeLocalDNSProps(portable=True)) for obj in chart.objects}
+
+    args = objects["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["-localip", "fd00::10,$(KUBE_DNS_SERVICE_HOST)"]
+    corefile = objects["ConfigMap"]["data"]["Corefile"]
+    assert [line.strip() for line in corefile.splitlines() if line.strip().startswith("bind ")] == [
+        "bind __PILLAR__LOCAL__DNS__"
+    ] * 4
+    assert "health [fd00::10]:8080" in corefile
+    assert find_unresolved_placeholders(list(objects.values())) == []
+
+
+def test_fails_when_portable_is_given_an_address() -> None:
+    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: must be unset with portable=True, got 'fd00:ec2::a'"):
+        NodeLocalDNSProps(portable=True, kube_dns_cluster_ip="fd00:ec2::a")
+
+
+def test_argocd_sync_waves_order_services_workload_monitoring() -> None:
+    waves = {
+        (chart.role, obj["kind"]): obj["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]
+        for chart in synthesize(NodeLocalDNSProps(argocd_sync_waves=True))
+        for obj in chart.objects
+    }
+
+    assert waves == {
+        ("services", "Service"): "0",
+        ("workload", "ServiceAccount"): "1",
+        ("workload", "ConfigMap"): "1",
+        ("workload", "DaemonSet"): "1",
+        ("monitoring", "PodMonitor"): "2",
+        ("monitoring", "PrometheusRule"): "2",
+    }
+
+
+def test_no_sync_wave_annotation_by_default() -> None:
+    for chart in synthesize(NodeLocalDNSProps()):
+        for obj in chart.objects:
+            assert "annotations" not in obj["metadata"], obj["kind"]

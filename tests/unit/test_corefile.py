@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -146,7 +147,7 @@ def test_custom_cluster_domain_and_cache_render() -> None:
         cluster_domain="example.internal",
         bind_addresses=("fd00::53", "fd00:ec2::a"),
         health_address="fd00::53",
-        ports=Ports(dns=5353, health=8081, metrics=9254),
+        ports=Ports(health=8081, metrics=9254),
         cache=CacheSettings(success_capacity=100, success_ttl=60, denial_capacity=50, denial_ttl=2, other_zones_ttl=10),
     )
 
@@ -155,7 +156,7 @@ def test_custom_cluster_domain_and_cache_render() -> None:
     assert (
         text
         == """\
-example.internal:5353 {
+example.internal:53 {
     errors
     cache {
         success 100 60
@@ -170,7 +171,7 @@ example.internal:5353 {
     prometheus :9254
     health [fd00::53]:8081
 }
-in-addr.arpa:5353 {
+in-addr.arpa:53 {
     errors
     cache 10
     reload
@@ -181,7 +182,7 @@ in-addr.arpa:5353 {
     }
     prometheus :9254
 }
-ip6.arpa:5353 {
+ip6.arpa:53 {
     errors
     cache 10
     reload
@@ -192,7 +193,7 @@ ip6.arpa:5353 {
     }
     prometheus :9254
 }
-.:5353 {
+.:53 {
     errors
     cache 10
     reload
@@ -328,3 +329,88 @@ def test_fails_when_a_server_block_is_declared_twice() -> None:
 def test_fails_when_the_corefile_is_empty() -> None:
     with pytest.raises(ValueError, match=r"^blocks: a Corefile needs at least one server block, got none"):
         _corefile()
+
+
+# --- text the model would render broken ----------------------------------------------------
+
+
+def _one(*directives: Directive, zone: str = ".", port: int = 53) -> Corefile:
+    return _corefile(ServerBlock(zone=zone, port=port, directives=directives))
+
+
+@pytest.mark.parametrize("zone", ["a b", "Cluster.Local", "a..b", "-a.b", "cluster.local:53", "a{b", "", "x" * 64])
+def test_fails_when_a_zone_would_not_render_as_a_zone(zone: str) -> None:
+    with pytest.raises(ValueError, match=r"^blocks: zone must be '\.' or a lower-case DNS domain"):
+        _one(Directive("errors"), zone=zone)
+
+
+@pytest.mark.parametrize("zone", [".", "cluster.local", "cluster.local.", "10.in-addr.arpa", "_tcp.example"])
+def test_accepts_zones(zone: str) -> None:
+    assert _one(Directive("errors"), zone=zone).blocks[0].zone == zone
+
+
+@pytest.mark.parametrize("port", [0, 65536])
+def test_fails_when_a_block_port_is_out_of_range(port: int) -> None:
+    with pytest.raises(ValueError, match=rf"^blocks\.port: must be a port number 1-65535, got {port}$"):
+        _one(Directive("errors"), port=port)
+
+
+@pytest.mark.parametrize(
+    ("directive", "problem"),
+    [
+        (Directive("errors {"), "it holds whitespace or a control character"),
+        (Directive("log", ("",)), "it is empty"),
+        (Directive("log", ("a b",)), "it holds whitespace or a control character"),
+        (Directive("log", ("a\nb",)), "it holds whitespace or a control character"),
+        (Directive("log", ("#x",)), "it holds '#' \\(a comment\\)"),
+        (Directive("log", ('"x',)), "it holds '#' \\(a comment\\) or '\"' \\(a quoted string\\)"),
+        (Directive("log", ("{",)), "a lone brace opens or closes a block"),
+        (Directive("log", ("}",)), "a lone brace opens or closes a block"),
+        (Directive("log", ("{$HOME}",)), "'\\{\\$…\\}' and '\\{%…%\\}' are replaced by environment variables"),
+        (Directive("forward", (".", "fd00::1"), (Directive("except", ("a b",)),)), "it holds whitespace"),
+    ],
+)
+def test_fails_when_a_word_would_not_render_as_one_word(directive: Directive, problem: str) -> None:
+    with pytest.raises(ValueError, match=rf"^blocks: .* in .* of '\.:53' would not render as one word: {problem}"):
+        _one(directive)
+
+
+@pytest.mark.parametrize("name", ["kubernetes", "ready", "import", "Errors", "etcd"])
+def test_fails_when_a_plugin_is_not_in_node_cache(name: str) -> None:
+    with pytest.raises(
+        ValueError, match=rf"^blocks: directive '{name}' in '\.:53' is not a plugin of node-cache 1\.26"
+    ):
+        _one(Directive(name))
+
+
+def test_nested_words_need_not_be_plugins() -> None:
+    hosts = Directive("hosts", block=(Directive("fd00::1", ("db.example",)), Directive("fallthrough")))
+
+    assert _one(hosts).render() == ".:53 {\n    hosts {\n        fd00::1 db.example\n        fallthrough\n    }\n}\n"
+
+
+def test_rewrite_templates_with_braces_inside_a_word_are_kept() -> None:
+    rewrite = Directive("rewrite", ("name", "regex", "(.*)\\.example", "{1}.cluster.local"))
+
+    assert "rewrite name regex (.*)\\.example {1}.cluster.local" in _one(rewrite).render()
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Corefile(cluster_domain="cluster.local", blocks=[]), "blocks: must be a tuple of ServerBlock"),  # type: ignore[arg-type]
+        (lambda: _one(Directive("log", ["x"])), "blocks.args: must be a tuple of str"),  # type: ignore[arg-type]
+        (lambda: _one(Directive("log", (5,))), "blocks.args: must be a tuple of str"),  # type: ignore[arg-type]
+        (lambda: _one(Directive("errors"), port="53"), "blocks.port: must be an integer"),  # type: ignore[arg-type]
+        (lambda: _one(Directive("errors"), zone=None), "blocks.zone: must be a string"),  # type: ignore[arg-type]
+    ],
+)
+def test_fails_when_the_model_has_the_wrong_types(build: Callable[[], Corefile], message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}"):
+        build()
+
+
+@pytest.mark.parametrize("domain", ["Cluster.Local", "cluster.local.", "a b", ""])
+def test_fails_when_the_corefile_cluster_domain_is_not_a_domain(domain: str) -> None:
+    with pytest.raises(ValueError, match=r"^cluster_domain: must be a lower-case DNS domain"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(Directive("errors"),)), cluster_domain=domain)

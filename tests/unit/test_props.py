@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -47,6 +48,8 @@ def test_defaults_are_the_spec_values() -> None:
     assert props.termination_grace_period_seconds == 30
     assert props.scrape_interval == "60s"
     assert props.monitoring is True
+    assert props.interception == "node-cache"
+    assert props.privileged is True
 
 
 def test_default_tolerations_are_the_spec_four_in_order() -> None:
@@ -107,6 +110,9 @@ def test_default_alert_settings() -> None:
         {"labels": {"example.com/team": "dns", "app.kubernetes.io/managed-by": "osdc-base"}},
         {"scrape_interval": "1m30s"},
         {"monitoring": False},
+        {"interception": "fallthrough"},
+        {"privileged": False},
+        {"interception": "fallthrough", "privileged": False},
     ],
     ids=lambda kwargs: ",".join(kwargs),
 )
@@ -148,9 +154,9 @@ def test_fails_when_cluster_ip_is_ipv4_beside_an_ipv6_local_ip() -> None:
         ("kube_dns_cluster_ip", "fe80::a%eth0", "must not be zone-scoped"),
         ("local_ip", "fe80::10", "must not be link-local"),
         ("kube_dns_cluster_ip", "fe80::a", "must not be link-local"),
-        ("local_ip", "ff02::1", "must be a unicast IPv6 address"),
-        ("local_ip", "::", "must be a unicast IPv6 address"),
-        ("local_ip", "::ffff:10.0.0.1", "must be a unicast IPv6 address"),
+        ("local_ip", "ff02::1", "must not be multicast"),
+        ("local_ip", "::", "must not be the unspecified address"),
+        ("local_ip", "::ffff:10.0.0.1", "must not be IPv4-mapped"),
         ("kube_dns_cluster_ip", "", "must be an IPv6 address"),
     ],
 )
@@ -160,7 +166,7 @@ def test_fails_when_address_cannot_be_bound(prop: str, value: str, message: str)
 
 
 def test_fails_when_cluster_ip_equals_local_ip() -> None:
-    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: 'fd00::10' equals local_ip"):
+    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: 'fd00::10' is the address of local_ip 'fd00::10'"):
         NodeLocalDNSProps(kube_dns_cluster_ip="fd00::10")
 
 
@@ -277,11 +283,17 @@ def test_fails_when_binary_metrics_port_equals_plugin_metrics_port() -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("dns", 0), ("health", 65536), ("metrics", -1), ("binary_metrics", 70000), ("dns", True), ("dns", "53")],
+    [("dns", 0), ("health", 65536), ("metrics", -1), ("binary_metrics", 70000)],
 )
-def test_fails_when_port_is_out_of_range(field: str, value: Any) -> None:
+def test_fails_when_port_is_out_of_range(field: str, value: int) -> None:
     with pytest.raises(ValueError, match=rf"^ports\.{field}: must be a port number 1-65535, got {value!r}"):
         Ports(**{field: value})
+
+
+@pytest.mark.parametrize("value", [True, "53", 53.0])
+def test_fails_when_port_is_not_an_integer(value: Any) -> None:
+    with pytest.raises(ValueError, match=rf"^ports\.dns: must be an integer, got {re.escape(repr(value))}$"):
+        Ports(dns=value)
 
 
 # --- rollout -------------------------------------------------------------------------------
@@ -294,9 +306,10 @@ def test_fails_when_port_is_out_of_range(field: str, value: Any) -> None:
         ("150%", "must be a percentage 1%-100% or a positive integer, got '150%'"),
         ("abc", "must be a percentage 1%-100% or a positive integer, got 'abc'"),
         ("01%", "must be a percentage"),
-        (0, "must be a positive integer, got 0"),
-        (-3, "must be a positive integer, got -3"),
-        (True, "must be a positive integer, got True"),
+        (0, "must be a positive integer \\(at most 2147483647\\), got 0"),
+        (-3, "must be a positive integer \\(at most 2147483647\\), got -3"),
+        (2**31, "must be a positive integer \\(at most 2147483647\\), got 2147483648"),
+        (True, "must be a string or an integer, got True"),
     ],
 )
 def test_fails_when_max_unavailable_is_invalid(value: str | int, message: str) -> None:
@@ -322,7 +335,7 @@ def test_fails_when_liveness_timing_is_not_positive(field: str, value: int) -> N
     "field", ["success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl"]
 )
 def test_fails_when_cache_setting_is_not_positive(field: str) -> None:
-    with pytest.raises(ValueError, match=rf"^cache\.{field}: must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=rf"^cache\.{field}: must be a positive integer \(at most 2147483647\), got 0"):
         CacheSettings(**{field: 0})
 
 
@@ -418,3 +431,362 @@ def test_custom_alert_settings_are_kept() -> None:
 
     assert props.alerts.setup_errors == AlertSettings(for_="1h30m", severity="page")
     assert props.alerts.target_down == AlertSettings(for_="10m", severity="warning")
+
+
+# --- addresses: one form, compared by value, only ranges node-cache can serve on -----------
+
+
+@pytest.mark.parametrize(
+    ("local_ip", "cluster_ip"),
+    [
+        ("FD00::10", "FD00:EC2::A"),
+        ("fd00:0:0:0:0:0:0:10", "fd00:ec2:0:0:0:0:0:a"),
+        ("fd00:0000:0000:0000:0000:0000:0000:0010", "fd00:0ec2::000a"),
+        ("fd00::0.0.0.16", "fd00:ec2::0.0.0.10"),
+    ],
+)
+def test_addresses_are_kept_in_rfc_5952_form(local_ip: str, cluster_ip: str) -> None:
+    props = NodeLocalDNSProps(local_ip=local_ip, kube_dns_cluster_ip=cluster_ip)
+
+    assert (props.local_ip, props.kube_dns_cluster_ip) == ("fd00::10", "fd00:ec2::a")
+
+
+def test_daemon_set_props_keep_addresses_in_rfc_5952_form() -> None:
+    props = NodeCacheDaemonSetProps(local_ip="FD00::53", kube_dns_cluster_ip="FD00:EC2:0::A")
+
+    assert (props.local_ip, props.kube_dns_cluster_ip) == ("fd00::53", "fd00:ec2::a")
+
+
+@pytest.mark.parametrize("value", ["FD00::10", "fd00:0:0:0:0:0:0:10", "fd00::0.0.0.16"])
+def test_fails_when_cluster_ip_is_local_ip_written_otherwise(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^kube_dns_cluster_ip: .* is the address of local_ip 'fd00::10'"):
+        NodeLocalDNSProps(kube_dns_cluster_ip=value)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("::1", "must not be the loopback address, got '::1' \\(pods cannot reach a node's loopback\\)"),
+        ("0:0:0:0:0:0:0:1", "must not be the loopback address"),
+        ("::", "must not be the unspecified address"),
+        ("::127.0.0.1", "must not be IPv4-compatible, got '::127.0.0.1' \\(deprecated by RFC 4291"),
+        ("::a00:10", "must not be IPv4-compatible"),
+        ("::ffff:10.0.0.1", "must not be IPv4-mapped, got '::ffff:10.0.0.1' \\(node-cache reads it as IPv4"),
+        ("64:ff9b::10.0.0.1", "must not be in the NAT64 prefix 64:ff9b::/96"),
+        ("64:ff9b:1::1", "must not be in the local NAT64 prefix 64:ff9b:1::/48"),
+        ("fe80::1", "must not be link-local"),
+        ("FE80::1", "must not be link-local"),
+        ("fec0::1", "must not be site-local"),
+        ("ff05::1", "must not be multicast"),
+    ],
+)
+@pytest.mark.parametrize("prop", ["local_ip", "kube_dns_cluster_ip"])
+def test_fails_when_address_is_in_a_range_node_cache_cannot_serve_on(prop: str, value: str, message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{prop}: {message}"):
+        NodeLocalDNSProps(**_kwargs(prop, value))
+
+
+@pytest.mark.parametrize(
+    ("value", "canonical"),
+    [
+        ("2001:db8::53", "2001:db8::53"),  # documentation range: an ordinary unicast address to the kernel
+        ("3fff::53", "3fff::53"),
+        ("2600:1f14:0:0::53", "2600:1f14::53"),
+        ("fc00::53", "fc00::53"),
+    ],
+)
+def test_accepts_unicast_addresses_outside_the_refused_ranges(value: str, canonical: str) -> None:
+    assert NodeLocalDNSProps(local_ip=value).local_ip == canonical
+
+
+def test_canonical_addresses_reach_every_place_that_writes_one() -> None:
+    props = NodeLocalDNSProps(local_ip="FD00:0:0::10", kube_dns_cluster_ip="FD00:EC2::000A")
+
+    corefile = props.config_map_props().corefile.render()
+    daemon_set = props.daemon_set_props()
+
+    assert "    bind fd00::10 fd00:ec2::a\n" in corefile
+    assert "    health [fd00::10]:8080\n" in corefile
+    assert "FD00" not in corefile
+    assert (daemon_set.local_ip, daemon_set.kube_dns_cluster_ip) == ("fd00::10", "fd00:ec2::a")
+
+
+# --- ports and namespace -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [5353, 54, 1053])
+def test_fails_when_dns_port_is_not_53(value: int) -> None:
+    with pytest.raises(ValueError, match=rf"^ports\.dns: must be 53, got {value} \(pods ask the kube-dns ClusterIP"):
+        Ports(dns=value)
+
+
+def test_upstream_service_stays_on_kube_dns_port_53() -> None:
+    props = NodeLocalDNSProps(ports=Ports(health=8081, metrics=9254, binary_metrics=9354))
+
+    assert props.upstream_service_props().dns_port == 53
+
+
+@pytest.mark.parametrize("value", ["dns", "default", "node-local-dns"])
+def test_fails_when_namespace_is_not_kube_dns_namespace(value: str) -> None:
+    with pytest.raises(
+        ValueError, match=rf"^namespace: must be 'kube-system', the namespace of kube-dns, got '{value}'"
+    ):
+        NodeLocalDNSProps(namespace=value)
+
+
+@pytest.mark.parametrize("key", ["k8s-app"])
+def test_fails_when_labels_set_the_app_label(key: str) -> None:
+    with pytest.raises(ValueError, match=rf"^labels: must not set '{key}', got {key}='mine'"):
+        NodeLocalDNSProps(labels={key: "mine"})
+
+
+# --- types ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prop", "value", "message"),
+    [
+        ("monitoring", "no", "must be True or False, got 'no'"),
+        ("monitoring", 1, "must be True or False, got 1"),
+        ("image", 5, "must be a string, got 5"),
+        ("kube_dns_cluster_ip", 5, "must be a string or None, got 5"),
+        (
+            "tolerations",
+            [Toleration(key="a")],
+            re.escape(
+                "must be a tuple of Toleration, got [Toleration(key='a', operator='Equal', value=None, effect=None)]"
+            ),
+        ),
+        ("tolerations", ("a",), "must be a tuple of Toleration, got \\('a',\\)"),
+        ("labels", {"a": 1}, "must be a mapping of strings to strings, got \\{'a': 1\\}"),
+        ("labels", "a=b", "must be a mapping of strings to strings, got 'a=b'"),
+        ("ports", {"dns": 53}, "must be a Ports, got \\{'dns': 53\\}"),
+        ("liveness", None, "must be a LivenessProbe, got None"),
+        ("cache", 30, "must be a CacheSettings, got 30"),
+        ("alerts", {}, "must be a NodeLocalDNSAlerts, got \\{\\}"),
+        ("termination_grace_period_seconds", 30.0, "must be an integer, got 30\\.0"),
+        ("max_unavailable", 1.5, "must be a string or an integer, got 1\\.5"),
+    ],
+)
+def test_fails_when_a_prop_has_the_wrong_type(prop: str, value: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{prop}: {message}$"):
+        NodeLocalDNSProps(**_kwargs(prop, value))
+
+
+def test_fails_when_nested_alert_settings_have_the_wrong_type() -> None:
+    with pytest.raises(ValueError, match=r"^setup_errors: must be an AlertSettings, got '5m'$"):
+        NodeLocalDNSAlerts(setup_errors="5m")  # type: ignore[arg-type]
+
+
+def test_fails_when_severity_is_not_a_string() -> None:
+    with pytest.raises(ValueError, match=r"^severity: must be a string, got 5$"):
+        AlertSettings(for_="5m", severity=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("field", "value"), [("period_seconds", "15"), ("failure_threshold", 2.0)])
+def test_fails_when_liveness_timing_is_not_an_integer(field: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=rf"^liveness\.{field}: must be an integer, got {re.escape(repr(value))}$"):
+        LivenessProbe(**{field: value})
+
+
+# --- integer widths ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["initial_delay_seconds", "period_seconds", "timeout_seconds", "failure_threshold"])
+def test_fails_when_liveness_timing_overflows_int32(field: str) -> None:
+    with pytest.raises(ValueError, match=rf"^liveness\.{field}: must be a .*\(at most 2147483647\), got 2147483648$"):
+        LivenessProbe(**{field: 2**31})
+
+
+def test_accepts_liveness_timings_at_int32_max() -> None:
+    assert LivenessProbe(period_seconds=2**31 - 1).period_seconds == 2**31 - 1
+
+
+def test_fails_when_grace_period_would_not_survive_jsii() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"^termination_grace_period_seconds: must be a non-negative integer \(at most 9007199254740991\)",
+    ):
+        NodeLocalDNSProps(termination_grace_period_seconds=2**63 - 1)
+
+
+def test_fails_when_cache_ttl_exceeds_the_dns_maximum() -> None:
+    with pytest.raises(ValueError, match=r"^cache\.success_ttl: must be a positive integer \(at most 2147483647\)"):
+        CacheSettings(success_ttl=2**31)
+
+
+# --- label keys and values, as the API server checks them ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ("a" * 254 + "/x", "the prefix must be a lower-case DNS subdomain of at most 253 characters"),
+        ("b" * 64 + ".example.com/x", "each DNS label of the prefix must be at most 63 characters"),
+        ("/x", "the prefix must be a lower-case DNS subdomain"),
+        ("a/b/c", "the prefix must be a lower-case DNS subdomain"),
+        ("example.com/" + "n" * 64, "the name part must be 1-63 alphanumerics"),
+        ("a b", "the name part must be 1-63 alphanumerics"),
+        ("team\n", "the name part must be 1-63 alphanumerics"),
+    ],
+)
+def test_fails_when_label_key_breaks_an_api_server_rule(key: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=rf"^labels: {re.escape(repr(key))} is not a valid label key: {reason}"):
+        NodeLocalDNSProps(labels={key: "x"})
+
+
+@pytest.mark.parametrize("key", ["a" * 63 + "." + "b" * 63 + "." + "c" * 63 + "." + "d" * 61 + "/" + "n" * 63])
+def test_accepts_label_key_at_both_length_limits(key: str) -> None:
+    assert dict(NodeLocalDNSProps(labels={key: "v" * 63}).labels) == {key: "v" * 63}
+
+
+def test_fails_when_label_value_ends_in_a_newline() -> None:
+    with pytest.raises(ValueError, match=r"^labels: value 'dns\\n' of 'team' is not a valid label value"):
+        NodeLocalDNSProps(labels={"team": "dns\n"})
+
+
+def test_fails_when_namespace_ends_in_a_newline() -> None:
+    with pytest.raises(ValueError, match=r"^monitoring_namespace: must be a DNS label"):
+        NodeLocalDNSProps(monitoring_namespace="monitoring\n")
+
+
+# --- tolerations, as the API server checks them --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ("a b", "the name part must be 1-63 alphanumerics"),
+        ("k" * 300, "the name part must be 1-63 alphanumerics"),
+        ("Example.com/gpu", "the prefix must be a lower-case DNS subdomain"),
+    ],
+)
+def test_fails_when_toleration_key_is_not_a_qualified_name(key: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=rf"^tolerations: {re.escape(repr(key))} is not a valid taint key: {reason}"):
+        Toleration(key=key, operator="Exists")
+
+
+@pytest.mark.parametrize("value", ["a b", "v" * 64, "-x", "x\n"])
+def test_fails_when_toleration_value_is_not_a_label_value(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^tolerations: value .* of 'dedicated' is not a valid taint value"):
+        Toleration(key="dedicated", value=value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"key": 5}, "tolerations\\.key: must be a string, got 5"),
+        ({"key": "a", "value": 1}, "tolerations\\.value: must be a string or None, got 1"),
+        ({"key": "a", "operator": 1}, "tolerations\\.operator: must be one of 'Equal', 'Exists', got 1"),
+    ],
+)
+def test_fails_when_toleration_field_has_the_wrong_type(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{message}$"):
+        Toleration(**kwargs)
+
+
+def test_accepts_a_prefixed_toleration_at_the_length_limits() -> None:
+    toleration = Toleration(key="example.com/" + "k" * 63, value="v" * 63, effect="NoExecute")
+
+    assert toleration.value == "v" * 63
+
+
+# --- resources and the rest of the DaemonSet -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ({"hugepages-2Mi": "2Mi"}, "limits: 'hugepages-2Mi' cannot be limited on node-cache"),
+        ({"storage": "1Gi"}, "limits: 'storage' cannot be limited on node-cache"),
+        ({"kubernetes.io/foo": "1"}, "limits: 'kubernetes.io/foo' cannot be limited on node-cache"),
+        ({"a b": "1"}, "limits: 'a b' is not a valid resource name"),
+        ({"example.com/device": "1.5"}, "limits\\.example\\.com/device: must be a whole number"),
+        ({"example.com/device": "500m"}, "limits\\.example\\.com/device: must be a whole number"),
+    ],
+)
+def test_fails_when_a_limit_cannot_apply_to_node_cache(limits: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{message}"):
+        NodeLocalDNSProps(limits=limits)
+
+
+def test_accepts_an_extended_resource_limit() -> None:
+    assert dict(NodeLocalDNSProps(limits={"example.com/device": "1"}).limits) == {"example.com/device": "1"}
+
+
+@pytest.mark.parametrize("value", ["Upper/case", "img:", "img@sha256:abc", "a//b", ":tag", "img\n"])
+def test_fails_when_image_is_not_a_reference_grammar(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^image: must be an image reference such as"):
+        NodeLocalDNSProps(image=value)
+
+
+@pytest.mark.parametrize(
+    "value", ["node-cache", "localhost:5000/dns/node-cache:v1", "dns/node-cache@sha256:" + "a" * 64]
+)
+def test_accepts_image_references(value: str) -> None:
+    assert NodeLocalDNSProps(image=value).image == value
+
+
+@pytest.mark.parametrize("value", ["System-Node-Critical", "a_b", "", "x" * 254])
+def test_fails_when_priority_class_name_is_not_a_dns_subdomain(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^priority_class_name: must be a DNS subdomain"):
+        NodeCacheDaemonSetProps(priority_class_name=value)
+
+
+# --- interception and privilege --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["iptables", "Fallthrough", "", "ipvs"])
+def test_fails_when_interception_is_unknown(value: str) -> None:
+    message = f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {value!r}"
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeLocalDNSProps(interception=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeCacheDaemonSetProps(interception=value)  # type: ignore[arg-type]
+
+
+def test_fails_when_fallthrough_is_asked_of_portable_manifests() -> None:
+    message = (
+        "interception: 'fallthrough' needs portable=False, got portable=True (the keeper's rules name the "
+        "kube-dns ClusterIP, which portable manifests leave to kubelet and never hold)"
+    )
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeLocalDNSProps(interception="fallthrough", portable=True)
+    with pytest.raises(ValueError, match=rf"^{re.escape(message)}$"):
+        NodeCacheDaemonSetProps(interception="fallthrough", portable=True)
+
+
+@pytest.mark.parametrize("value", [None, 1, True])
+def test_fails_when_interception_is_not_a_string(value: Any) -> None:
+    with pytest.raises(ValueError, match=r"^interception: must be one of 'node-cache', 'fallthrough', got "):
+        NodeLocalDNSProps(interception=value)
+
+
+@pytest.mark.parametrize("value", ["no", "false", 0, 1, None])
+def test_fails_when_privileged_is_not_a_bool(value: Any) -> None:
+    with pytest.raises(ValueError, match=rf"^privileged: must be True or False, got {re.escape(repr(value))}$"):
+        NodeLocalDNSProps(privileged=value)
+    with pytest.raises(ValueError, match=rf"^privileged: must be True or False, got {re.escape(repr(value))}$"):
+        NodeCacheDaemonSetProps(privileged=value)
+
+
+@pytest.mark.parametrize("value", ["Rules", "a_b", "", "x" * 64])
+def test_fails_when_fallthrough_config_map_name_is_not_a_dns_label(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^fallthrough_config_map_name: must be a DNS label"):
+        NodeCacheDaemonSetProps(fallthrough_config_map_name=value)
+
+
+def test_fallthrough_builds_the_config_map_props_for_the_daemon_set_addresses_and_ports() -> None:
+    props = NodeLocalDNSProps(
+        interception="fallthrough", local_ip="FD00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
+    )
+    rules = props.fallthrough_config_map_props().rules
+
+    assert (rules.local_ip, rules.kube_dns_cluster_ip, rules.ports.health) == ("fd00::53", "fd00:ec2::a", 8081)
+    assert props.daemon_set_props().interception == "fallthrough"
+
+
+def test_privileged_reaches_the_daemon_set_props() -> None:
+    assert NodeLocalDNSProps(privileged=False).daemon_set_props().privileged is False

@@ -110,11 +110,11 @@ def test_custom_names_and_settings_reach_the_queries() -> None:
 
 
 def test_props_wire_namespace_and_job_into_the_rules() -> None:
-    group = NodeLocalDNSProps(namespace="dns", monitoring_namespace="observability").alert_rules_props().group
+    group = NodeLocalDNSProps(monitoring_namespace="observability").alert_rules_props().group
 
     exprs = {rule.alert: rule.expr for rule in group.rules}
     assert exprs["NodeLocalDNSPodRestarting"] == (
-        'rate(kube_pod_container_status_restarts_total{namespace="dns", container="node-cache"}[15m]) > 0'
+        'rate(kube_pod_container_status_restarts_total{namespace="kube-system", container="node-cache"}[15m]) > 0'
     )
     assert exprs["NodeLocalDNSMetricsDown"] == (
         'up{job="observability/nodelocaldns"} == 0 or absent(up{job="observability/nodelocaldns"})'
@@ -203,9 +203,43 @@ def test_routing_labels_are_set_per_alert() -> None:
         ({"__team": "dns"}, r"^labels: '__team' is not a Prometheus label name"),
         ({"severity": "page"}, r"^labels: 'severity' is set by the severity field"),
         ({"team": ""}, r"^labels: value of 'team' must be a non-empty string, got ''"),
-        ({"team": 3}, r"^labels: value of 'team' must be a non-empty string, got 3"),
+        ({"team": 3}, r"^labels: must be "),
     ],
 )
 def test_fails_when_routing_labels_are_invalid(labels: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         AlertSettings(for_="5m", severity="warning", labels=labels)  # type: ignore[arg-type]
+
+
+# --- values of the model ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["5m\n", "293y", "99999999999999999999ms"])
+def test_fails_when_duration_is_past_what_prometheus_reads(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^for_: must be a Prometheus duration such as '5m'"):
+        AlertSettings(for_=value, severity="warning")
+
+
+def test_accepts_the_longest_duration_prometheus_reads() -> None:
+    assert AlertSettings(for_="292y", severity="warning").for_ == "292y"
+
+
+def test_fails_when_a_rule_group_has_no_name() -> None:
+    with pytest.raises(ValueError, match=r"^name: a rule group needs a name, got ''$"):
+        RuleGroup(name="", rules=())
+
+
+def test_fails_when_rules_are_a_list() -> None:
+    with pytest.raises(ValueError, match=r"^rules: must be a tuple of AlertRule, got \[\]$"):
+        RuleGroup(name="g", rules=[])  # type: ignore[arg-type]
+
+
+def test_fails_when_alert_name_ends_in_a_newline() -> None:
+    with pytest.raises(ValueError, match=r"^alert: must be a metric-style name"):
+        AlertRule(
+            alert="Down\n",
+            expr="up == 0",
+            settings=AlertSettings(for_="5m", severity="warning"),
+            summary="s",
+            description="d",
+        )

@@ -1,0 +1,452 @@
+"""``soak``: the spec's soak gate before a cutover, as a verdict from Prometheus.
+
+The spec's four signals, for the NodeLocal DNS of the user's app (its PodMonitor's job, its
+DaemonSet's namespace, name and container), over a window ending now:
+
+1. ``coredns_nodecache_setup_errors_total`` flat at 0;
+2. ``kube_daemonset_status_number_unavailable`` 0 except during rollouts — and at least one
+   rollout, since the spec's soak includes a planned mid-soak rollout;
+3. cluster CoreDNS QPS (``coredns_dns_requests_total`` of the ``coredns`` PodMonitor's job)
+   at least :data:`MIN_QPS_DROP` below its pre-NodeLocal-DNS baseline: the rate over the
+   ``baseline_window`` before node-cache's first scrape, or a rate given by hand;
+4. ``kube_pod_container_status_restarts_total`` of the node-cache container flat.
+
+Each signal passes, fails, or has not enough data: its series must have a current value
+(a sample in the last five minutes) at :data:`MIN_COVERAGE` of the window's steps (one step
+per scrape interval of the app's PodMonitor, coarser for long windows), else the soak
+cannot say. A failure is conclusive
+even on partial data. The verdict is ``FAIL`` if any signal failed, else ``NOT ENOUGH DATA``
+if any lacked data, else ``PASS``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.deploy.promapi import PrometheusAPI
+from constructs_nld.deploy.source import AppSource
+
+__all__ = [
+    "DEFAULT_BASELINE_WINDOW",
+    "DEFAULT_WINDOW",
+    "MIN_COVERAGE",
+    "MIN_QPS_DROP",
+    "SPEC_WINDOW",
+    "Outcome",
+    "Rollouts",
+    "SignalResult",
+    "SoakOptions",
+    "SoakReport",
+    "SoakTargets",
+    "VERDICTS",
+    "duration_seconds",
+    "format_duration",
+    "format_report",
+    "rollouts",
+    "soak",
+    "soak_app",
+    "targets_of",
+]
+
+Outcome = Literal["pass", "fail", "no data"]
+
+VERDICTS: Final[dict[Outcome, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
+"""How the last line of the report says each verdict."""
+
+DEFAULT_WINDOW: Final = "3d"
+"""The spec's minimum soak."""
+SPEC_WINDOW: Final = 3 * 86400.0
+DEFAULT_BASELINE_WINDOW: Final = "1d"
+"""How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
+MIN_QPS_DROP: Final = 0.5
+"""The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
+MIN_COVERAGE: Final = 0.95
+"""Share of a window's steps at which a signal's series must be present for the soak to judge it."""
+MAX_STEPS: Final = 10_000
+"""Prometheus refuses range queries of more than 11,000 points per series."""
+SEARCH: Final = 30 * 86400.0
+"""How far back node-cache's first scrape is looked for (beyond Prometheus' usual 15-day retention)."""
+DEFAULT_SCRAPE_INTERVAL: Final = 60.0
+LOOKBACK: Final = 300.0
+"""Prometheus' lookback: a series with a sample this recent has a current value."""
+
+_DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
+_UNITS: Final = (365 * 86400, 7 * 86400, 86400, 3600, 60, 1, 0.001)
+
+
+def duration_seconds(prop: str, text: str) -> float:
+    """A Prometheus duration (``3d``, ``1h30m``) in seconds; ``ValueError`` naming ``prop`` unless above zero."""
+    match = _DURATION.match(text) if text else None
+    if match is None:
+        raise ValueError(f"{prop}: must be a Prometheus duration such as '3d' or '12h', got {text!r}")
+    seconds = sum(int(match.group(2 * i + 2) or 0) * unit for i, unit in enumerate(_UNITS))
+    if seconds <= 0:
+        raise ValueError(f"{prop}: must be longer than zero, got {text!r}")
+    return float(seconds)
+
+
+def format_duration(seconds: float) -> str:
+    """``3d``, ``2h5m``, ``45s``: the largest two units."""
+    seconds = round(seconds)
+    parts = []
+    for unit, name in ((86400, "d"), (3600, "h"), (60, "m"), (1, "s")):
+        if seconds >= unit:
+            parts.append(f"{seconds // unit}{name}")
+            seconds %= unit
+    return "".join(parts[:2]) or "0s"
+
+
+def _when(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@dataclass(frozen=True)
+class SoakTargets:
+    """Whose series the soak reads: all of it from the app, but the cluster CoreDNS job."""
+
+    job: str
+    """``job`` of node-cache's series: ``<namespace>/<name>`` of the app's PodMonitor."""
+
+    namespace: str
+    """The DaemonSet's namespace (kube-state-metrics' ``namespace`` label)."""
+
+    daemon_set: str
+    """The DaemonSet's name."""
+
+    container: str
+    """The node-cache container's name."""
+
+    scrape_interval: float
+    """Seconds between scrapes of node-cache (the PodMonitor's longest endpoint interval)."""
+
+    coredns_job: str
+    """``job`` of cluster CoreDNS's series (the spec's ``coredns`` PodMonitor)."""
+
+
+def targets_of(component: Component, coredns_job: str | None) -> SoakTargets:
+    """The soak's targets for the NodeLocal DNS of an app; ``coredns_job`` defaults to the ``coredns`` PodMonitor's.
+
+    The default puts that PodMonitor beside the app's (``<its namespace>/coredns``).
+    """
+    if not component.pod_monitors:
+        raise InvalidConfigError(
+            "the app has no PodMonitor for the node-cache pods: soak reads their metrics by its job "
+            "(keep NodeLocalDNSProps(monitoring=True))"
+        )
+    monitor = component.pod_monitors[0]
+    namespace = monitor["metadata"]["namespace"]
+    intervals = [
+        duration_seconds("interval", endpoint["interval"])
+        for endpoint in monitor.get("spec", {}).get("podMetricsEndpoints") or []
+        if endpoint.get("interval")
+    ]
+    return SoakTargets(
+        job=f"{namespace}/{monitor['metadata']['name']}",
+        namespace=component.namespace,
+        daemon_set=component.daemon_set["metadata"]["name"],
+        container=str(component.container["name"]),
+        scrape_interval=max(intervals, default=DEFAULT_SCRAPE_INTERVAL),
+        coredns_job=coredns_job or f"{namespace}/coredns",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SoakOptions:
+    """How the soak looks: window, baseline, end."""
+
+    window: float = SPEC_WINDOW
+    """Seconds of history judged, ending at ``end``. Default: 3 days (the spec's minimum)."""
+
+    baseline_window: float = 86400.0
+    """Seconds before node-cache's first scrape that make the CoreDNS baseline. Default: 1 day."""
+
+    baseline_qps: float | None = None
+    """Cluster CoreDNS QPS before NodeLocal DNS, when Prometheus no longer holds it. Default: - measured."""
+
+    end: float | None = None
+    """Unix time the window ends. Default: - now."""
+
+
+@dataclass(frozen=True)
+class SignalResult:
+    """One row of the soak table."""
+
+    name: str
+    expected: str
+    observed: str
+    coverage: float | None
+    """Share of the steps with data, or None where it was not measured."""
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class SoakReport:
+    """Everything the soak found; :func:`format_report` prints it."""
+
+    targets: SoakTargets
+    start: float
+    end: float
+    step: float
+    signals: tuple[SignalResult, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def verdict(self) -> Outcome:
+        """``fail`` if a signal failed, else ``no data`` if one lacked data, else ``pass``."""
+        outcomes = {signal.outcome for signal in self.signals}
+        if "fail" in outcomes:
+            return "fail"
+        return "no data" if "no data" in outcomes else "pass"
+
+
+@dataclass(frozen=True)
+class Rollouts:
+    """DaemonSet unavailability, split into rollouts and the rest (:func:`rollouts`)."""
+
+    count: int
+    """Rollouts that started in the window."""
+
+    longest: float
+    """Seconds of the longest rollout."""
+
+    unavailable_outside: tuple[float, ...]
+    """Times of the steps where pods were unavailable outside a rollout."""
+
+    rolling_at_end: bool
+    """A rollout was still going at the window's end."""
+
+
+def rollouts(unavailable: Mapping[float, float], behind: Mapping[float, float], step: float) -> Rollouts:
+    """Walk the steps with data: a rollout starts when updated pods fall behind desired ones (``behind > 0``).
+
+    ``unavailable`` and ``behind`` map step times to values. A rollout lasts until no pod
+    is behind *and* none is unavailable, since the last pod updated may still be starting.
+    Unavailability at any other step counts against the soak.
+    """
+    count, longest, started = 0, 0.0, None
+    outside: list[float] = []
+    steps = sorted(unavailable)
+    for at in steps:
+        down, lag = unavailable[at], behind.get(at, 0.0)
+        if started is None and lag > 0:
+            started, count = at, count + 1
+        if started is not None:
+            if lag <= 0 and down <= 0:
+                longest = max(longest, at - started)
+                started = None
+        elif down > 0:
+            outside.append(at)
+    if started is not None:
+        longest = max(longest, steps[-1] - started + step)
+    return Rollouts(count, longest, tuple(outside), started is not None)
+
+
+class _Soak:
+    def __init__(self, api: PrometheusAPI, targets: SoakTargets, options: SoakOptions, now: float) -> None:
+        self.api = api
+        self.t = targets
+        self.options = options
+        self.end = options.end if options.end is not None else now
+        self.start = self.end - options.window
+        self.step = float(max(math.ceil(targets.scrape_interval), math.ceil(options.window / MAX_STEPS)))
+
+    def _series(self, expr: str, start: float | None = None, end: float | None = None) -> dict[float, float]:
+        """One aggregated series over the window (or ``start``-``end``): value by step time."""
+        result = self.api.query_range(expr, start or self.start, end or self.end, self.step)
+        return {t: v for series in result for t, v in series.samples if not math.isnan(v)}
+
+    def _coverage(self, present: dict[float, float], start: float | None = None, end: float | None = None) -> float:
+        first, last = start or self.start, end or self.end
+        expected = int((last - first) // self.step) + 1
+        return min(1.0, len(present) / expected) if expected else 0.0
+
+    def _present(self, selector: str) -> str:
+        """Whether ``selector`` has a sample in the last :data:`LOOKBACK` (or two steps) at each step.
+
+        Prometheus' own notion of a current value. Range functions skip the staleness
+        markers written when a target goes, so the seconds between a pod's replacement and
+        its successor's first scrape are not a gap; hours without a sample are.
+        """
+        return f"count(last_over_time({selector}[{round(max(LOOKBACK, 2 * self.step))}s]))"
+
+    def _enough(self, coverage: float) -> bool:
+        return coverage >= MIN_COVERAGE
+
+    @property
+    def _nld(self) -> str:
+        return f'job="{self.t.job}"'
+
+    @property
+    def _ds(self) -> str:
+        return f'namespace="{self.t.namespace}", daemonset="{self.t.daemon_set}"'
+
+    @property
+    def _restarts(self) -> str:
+        selector = f'namespace="{self.t.namespace}", container="{self.t.container}"'
+        return f"kube_pod_container_status_restarts_total{{{selector}}}"
+
+    def _range(self) -> str:
+        return f"{round(self.end - self.start)}s"
+
+    def setup_errors(self) -> SignalResult:
+        name, expected = "node-cache setup errors", "flat at 0"
+        metric = f"coredns_nodecache_setup_errors_total{{{self._nld}}}"
+        coverage = self._coverage(self._series(self._present(metric)))
+        worst = self.api.query(f"max by (errortype) (max_over_time({metric}[{self._range()}]))", self.end)
+        errors = {s.labels.get("errortype", "?"): s.samples[0][1] for s in worst if s.samples[0][1] > 0}
+        if errors:
+            observed = ", ".join(f"{kind} up to {value:g}" for kind, value in sorted(errors.items()))
+            return SignalResult(name, expected, observed, coverage, "fail")
+        if not self._enough(coverage):
+            return SignalResult(name, expected, _missing(coverage, "scrapes of node-cache"), coverage, "no data")
+        return SignalResult(name, expected, "0", coverage, "pass")
+
+    def daemon_set(self) -> SignalResult:
+        name, expected = "DaemonSet unavailable", "0 outside rollouts"
+        s = f"{format_duration(self.step)}"
+        unavailable = self._series(f"max(max_over_time(kube_daemonset_status_number_unavailable{{{self._ds}}}[{s}]))")
+        behind = self._series(
+            f"max(max_over_time(kube_daemonset_status_desired_number_scheduled{{{self._ds}}}[{s}]))"
+            f" - min(min_over_time(kube_daemonset_status_updated_number_scheduled{{{self._ds}}}[{s}]))"
+        )
+        coverage = self._coverage(unavailable)
+        found = rollouts(unavailable, behind, self.step)
+        plural = "rollout" if found.count == 1 else "rollouts"
+        if found.unavailable_outside:
+            observed = (
+                f"{format_duration(len(found.unavailable_outside) * self.step)} unavailable outside rollouts, "
+                f"first at {_when(found.unavailable_outside[0])}"
+            )
+            return SignalResult(name, expected, observed, coverage, "fail")
+        if not self._enough(coverage):
+            return SignalResult(name, expected, _missing(coverage, "kube-state-metrics series"), coverage, "no data")
+        if found.rolling_at_end:
+            observed = f"a rollout still going at the end ({format_duration(found.longest)} so far): rerun after it"
+            return SignalResult(name, expected, observed, coverage, "no data")
+        if found.count == 0:
+            observed = "0, but no rollout in the window: the spec's soak includes one"
+            return SignalResult(name, expected, observed, coverage, "no data")
+        observed = f"0 outside {found.count} {plural} (longest {format_duration(found.longest)})"
+        return SignalResult(name, expected, observed, coverage, "pass")
+
+    def first_scrape(self) -> float | None:
+        """When node-cache was first scraped, within :data:`SEARCH` before the end; None if before that."""
+        search_start = self.end - SEARCH
+        coarse = max(self.step, math.ceil(SEARCH / MAX_STEPS))
+        points = self.api.query_range(f"count(up{{{self._nld}}})", search_start, self.end, coarse)
+        times = sorted(t for series in points for t, _ in series.samples)
+        if not times or times[0] <= search_start:
+            return None
+        fine = self.api.query_range(f"count(up{{{self._nld}}})", times[0] - coarse, times[0], self.step)
+        return min((t for series in fine for t, _ in series.samples), default=times[0])
+
+    def coredns_qps(self) -> SignalResult:
+        name = "cluster CoreDNS QPS"
+        expected = f">= {MIN_QPS_DROP:.0%} below pre-NLD"
+        metric = f'coredns_dns_requests_total{{job="{self.t.coredns_job}"}}'
+        coverage = self._coverage(self._series(self._present(metric)))
+        if not self._enough(coverage):
+            return SignalResult(name, expected, _missing(coverage, f"{self.t.coredns_job} series"), coverage, "no data")
+        now_qps = self.api.value(f"sum(rate({metric}[{self._range()}]))", self.end) or 0.0
+        baseline = self.options.baseline_qps
+        source = "given"
+        if baseline is None:
+            first = self.first_scrape()
+            if first is None:
+                observed = (
+                    f"{now_qps:.1f}/s; node-cache was already scraped {format_duration(SEARCH)} before the end: "
+                    "give --baseline-qps"
+                )
+                return SignalResult(name, expected, observed, coverage, "no data")
+            width = self.options.baseline_window
+            before = self._series(self._present(metric), first - width, first)
+            baseline_coverage = self._coverage(before, first - width, first)
+            coverage = min(coverage, baseline_coverage)
+            if not self._enough(baseline_coverage):
+                observed = (
+                    f"{now_qps:.1f}/s; {_missing(baseline_coverage, self.t.coredns_job + ' series')} "
+                    f"in the {format_duration(width)} before node-cache's first scrape ({_when(first)}): "
+                    "give --baseline-qps"
+                )
+                return SignalResult(name, expected, observed, coverage, "no data")
+            baseline = self.api.value(f"sum(rate({metric}[{round(width)}s]))", first) or 0.0
+            source = f"before {_when(first)}"
+        if baseline <= 0:
+            observed = f"{now_qps:.1f}/s; the baseline ({source}) is 0/s"
+            return SignalResult(name, expected, observed, coverage, "no data")
+        drop = 1 - now_qps / baseline
+        observed = f"{now_qps:.1f}/s vs {baseline:.1f}/s {source} ({-drop:+.0%})"
+        return SignalResult(name, expected, observed, coverage, "pass" if drop >= MIN_QPS_DROP else "fail")
+
+    def restarts(self) -> SignalResult:
+        name, expected = "node-cache restarts", "flat"
+        coverage = self._coverage(self._series(self._present(self._restarts)))
+        by_pod = self.api.query(f"sum by (pod) (increase({self._restarts}[{self._range()}]))", self.end)
+        restarted = sorted(
+            ((s.samples[0][1], s.labels.get("pod", "?")) for s in by_pod if s.samples[0][1] > 0), reverse=True
+        )
+        if restarted:
+            total = sum(count for count, _ in restarted)
+            pods = ", ".join(f"{pod} {count:.0f}" for count, pod in restarted[:3])
+            more = f" and {len(restarted) - 3} more pods" if len(restarted) > 3 else ""
+            return SignalResult(name, expected, f"{total:.0f} restarts ({pods}{more})", coverage, "fail")
+        if not self._enough(coverage):
+            return SignalResult(name, expected, _missing(coverage, "kube-state-metrics series"), coverage, "no data")
+        return SignalResult(name, expected, "0", coverage, "pass")
+
+
+def _missing(coverage: float, what: str) -> str:
+    return f"{what} at {coverage:.0%} of the window, {MIN_COVERAGE:.0%} needed"
+
+
+def soak(
+    api: PrometheusAPI, targets: SoakTargets, options: SoakOptions, clock: Callable[[], float] = time.time
+) -> SoakReport:
+    """Judge the four signals; every query goes to ``api``."""
+    run = _Soak(api, targets, options, clock())
+    signals = (run.setup_errors(), run.daemon_set(), run.coredns_qps(), run.restarts())
+    notes = []
+    if options.window < SPEC_WINDOW:
+        notes.append(f"note: a {format_duration(options.window)} window is shorter than the spec's 3-day soak")
+    return SoakReport(targets, run.start, run.end, run.step, signals, tuple(notes))
+
+
+def soak_app(
+    api: PrometheusAPI, source: AppSource, options: SoakOptions, *, coredns_job: str | None = None
+) -> SoakReport:
+    """:func:`soak` for the NodeLocal DNS of the app ``source`` synthesizes (a preview: no cluster needed)."""
+    return soak(api, targets_of(locate(source(None)), coredns_job), options)
+
+
+def format_report(report: SoakReport) -> str:
+    """The table, one row per signal, then the notes and the verdict."""
+    t = report.targets
+    lines = [
+        f"soak of {t.namespace}/{t.daemon_set} (job {t.job}) from {_when(report.start)} to {_when(report.end)} "
+        f"({format_duration(report.end - report.start)}, one point per {format_duration(report.step)})"
+    ]
+    header = ("signal", "expected", "observed", "data", "result")
+    rows = [
+        (
+            s.name,
+            s.expected,
+            s.observed,
+            "-" if s.coverage is None else f"{s.coverage:.0%}",
+            s.outcome.upper(),
+        )
+        for s in report.signals
+    ]
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    for row in (header, *rows):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    lines += list(report.notes)
+    lines.append(f"verdict: {VERDICTS[report.verdict]}")
+    return "\n".join(lines)

@@ -1,0 +1,233 @@
+"""The node-local-dns pod of the test bed's node: node-cache, and in the fallthrough mode the rule keeper.
+
+:class:`RuleKeeper` runs the synthesized ``fallthrough-rules`` container as kubelet would:
+its ``command`` from the synth, the ``node-local-dns-fallthrough`` ConfigMap projected at its
+mount in kubelet's layout, the image's ``PATH``, its securityContext (``setpriv``), in the
+node's network namespace. Nothing of it is retyped: the script and the rules are the
+ConfigMap's. The only substitutions are paths — the mount relocated into the test's
+directory — and the tools: ``/bin/sh`` and ``ip6tables*`` are Debian 12's dash and
+iptables 1.8.9, the same programs of the same Debian release the image ships (README,
+"What the node-cache image contains"). ``backend="legacy"`` puts ``ip6tables``,
+``ip6tables-save`` and ``ip6tables-restore`` on ``PATH`` as links to
+``xtables-legacy-multi``, as the image's iptables-wrapper links them on a legacy node.
+
+:class:`NodeLocalDNSPod` starts the pod's containers in the spec's order and stops them
+together, as kubelet does on a pod deletion.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from constructs_nld import NodeLocalDNSProps
+from tests.e2e.netns import Testbed
+from tests.e2e.nodecache import (
+    CONTAINER_PATH,
+    NodeCache,
+    Security,
+    config_map_volumes,
+    node_cache_container,
+    synthesized_objects,
+    write_config_map,
+)
+
+__all__ = ["Backend", "KeeperContainer", "NodeLocalDNSPod", "RuleKeeper", "keeper_container"]
+
+Backend = Literal["nft", "legacy"]
+"""Which ip6tables the image's iptables-wrapper would pick on the node."""
+
+LEGACY_LINKS = ("ip6tables", "ip6tables-save", "ip6tables-restore")
+"""What the iptables-wrapper relinks to ``xtables-<mode>-multi`` at its first run."""
+LEGACY_MULTI = "/usr/sbin/xtables-legacy-multi"
+
+
+@dataclass(frozen=True, kw_only=True)
+class KeeperContainer:
+    """The synthesized keeper container, as kubelet reads it."""
+
+    command: tuple[str, ...]
+    readiness: tuple[str, ...]
+    """The readiness probe's exec command."""
+    volumes: Mapping[str, Mapping[str, str]]
+    security: Security
+    grace_period: int
+
+
+def keeper_container(props: NodeLocalDNSProps) -> KeeperContainer | None:
+    """The keeper container of the synth of ``props``, or None when the synth has none (the spec's mode)."""
+    objects = synthesized_objects(props)
+    (daemon_set,) = [o for o in objects if o["kind"] == "DaemonSet"]
+    pod: dict[str, Any] = daemon_set["spec"]["template"]["spec"]
+    node_cache = node_cache_container(pod)
+    others = [c for c in pod["containers"] if c != node_cache]
+    if not others:
+        return None
+    (container,) = others
+    return KeeperContainer(
+        command=tuple(container["command"]),
+        readiness=tuple(container["readinessProbe"]["exec"]["command"]),
+        volumes=config_map_volumes(objects, pod, container),
+        security=Security.of(container),
+        grace_period=int(pod["terminationGracePeriodSeconds"]),
+    )
+
+
+_instances = count()
+
+
+class RuleKeeper:
+    """The fallthrough keeper container on the test bed's node: start, stop, kill, its readiness probe."""
+
+    def __init__(self, bed: Testbed, container: KeeperContainer, *, backend: Backend = "nft") -> None:
+        """Project the container's ConfigMap volumes; nothing runs until :meth:`start`."""
+        self.bed = bed
+        self.container = container
+        self.directory = bed.workdir / f"keeper-{next(_instances)}"
+        self.volumes_dir = self.directory / "volumes"
+        for mount, files in container.volumes.items():
+            write_config_map(self._relocate(mount), files)
+        self.path = CONTAINER_PATH
+        if backend == "legacy":
+            links = self.directory / "legacy-bin"
+            links.mkdir(parents=True)
+            for name in LEGACY_LINKS:
+                (links / name).symlink_to(LEGACY_MULTI)
+            self.path = f"{links}:{CONTAINER_PATH}"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.log_path = self.directory / "container-0.log"
+        bed.at_close(self.close)
+
+    def _relocate(self, path: str) -> Path:
+        pure = PurePosixPath(path)
+        for mount in self.container.volumes:
+            if pure.is_relative_to(mount):
+                return self.volumes_dir / PurePosixPath(mount).relative_to("/") / pure.relative_to(mount)
+        return Path(path)
+
+    def argv(self, command: tuple[str, ...]) -> list[str]:
+        """``command`` with paths in the container's volumes relocated, under its securityContext."""
+        return self.container.security.wrap([str(self._relocate(word)) for word in command])
+
+    def start(self) -> None:
+        """Start a new container; the previous one must have ended."""
+        if self.alive():
+            raise RuntimeError("the keeper is still running")
+        self.starts += 1
+        self.log_path = self.directory / f"container-{self.starts}.log"
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                self.bed.node.argv(*self.argv(self.container.command)),
+                env={"PATH": self.path},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+
+    @property
+    def log(self) -> str:
+        """What the current container printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def alive(self) -> bool:
+        """True while the current container runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self.process is None:
+            raise RuntimeError("the keeper was never started")
+        return self.process
+
+    def check(self) -> tuple[bool, str]:
+        """Run the readiness probe's command once, as kubelet execs it in the container: (ready, its output)."""
+        result = subprocess.run(
+            self.bed.node.argv(*self.argv(self.container.readiness)),
+            env={"PATH": self.path},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        return result.returncode == 0, result.stdout + result.stderr
+
+    def wait_ready(self, timeout: float = 20) -> None:
+        """Wait until the readiness probe passes while the container runs."""
+        deadline = time.monotonic() + timeout
+        output = ""
+        while time.monotonic() < deadline:
+            if not self.alive():
+                raise RuntimeError(f"the keeper exited {self._running().returncode}:\n{self.log}")
+            ready, output = self.check()
+            if ready:
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"the keeper not ready within {timeout}s: {output}\n{self.log}")
+
+    def signal(self, signum: signal.Signals) -> None:
+        """Send ``signum`` to the container's process."""
+        self._running().send_signal(signum)
+
+    def wait_exit(self, timeout: float = 20) -> int:
+        """Wait for the container to end; return its exit code."""
+        return self._running().wait(timeout)
+
+    def stop(self) -> int:
+        """SIGTERM, SIGKILL after the grace period; return the exit code."""
+        process = self._running()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(self.container.grace_period)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+        return process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL, and wait for the end."""
+        process = self._running()
+        process.kill()
+        process.wait(5)
+
+    def close(self) -> None:
+        """Stop the container if it runs (teardown)."""
+        if self.alive():
+            self.stop()
+
+
+class NodeLocalDNSPod:
+    """The pod of the synth of ``props`` on the test bed's node: node-cache, and the keeper in the fallthrough mode."""
+
+    def __init__(self, bed: Testbed, props: NodeLocalDNSProps, *, binary: Path, backend: Backend = "nft") -> None:
+        """Plan both containers from the synth; nothing starts until :meth:`start`."""
+        self.node_cache = NodeCache(bed, props, binary=binary)
+        container = keeper_container(props)
+        self.keeper = RuleKeeper(bed, container, backend=backend) if container is not None else None
+
+    def start(self) -> None:
+        """Start the containers in the pod spec's order (node-cache first), as kubelet does, without waiting."""
+        self.node_cache.start()
+        if self.keeper is not None:
+            self.keeper.start()
+
+    def wait_ready(self) -> None:
+        """node-cache serving, and its rules in place: the keeper's (ready) or its own."""
+        if self.keeper is None:
+            self.node_cache.wait_ready()
+            return
+        self.node_cache.wait_serving()
+        self.keeper.wait_ready()
+
+    def stop(self) -> tuple[int, int | None]:
+        """A pod deletion: SIGTERM to every container at once, each waited for; the exit codes."""
+        for process in (self.node_cache.process, self.keeper.process if self.keeper else None):
+            if process is not None and process.poll() is None:
+                process.terminate()
+        return self.node_cache.stop(), self.keeper.stop() if self.keeper is not None else None

@@ -1,0 +1,533 @@
+"""The fallthrough mode and least privilege, on node-cache 1.26.8 and Debian's ip6tables, as the synth runs them.
+
+Each scenario gets a fresh node and the synthesized pod (:class:`tests.e2e.pod.NodeLocalDNSPod`):
+node-cache with the synth's args (``-setupiptables=false`` among them), and the
+``fallthrough-rules`` keeper running the synthesized ConfigMap's script with ``/bin/sh``
+(dash) and ``ip6tables*`` — the programs of the same names in the node-cache image —
+under each container's securityContext. No rule is written here by hand: every rule on the
+node comes from node-cache or from the keeper. Needs the node-cache binary; without it the
+module is skipped (one summary line naming ``NODE_CACHE_BIN``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from constructs_nld import NodeLocalDNSProps
+from tests.e2e import kubeproxy, probes
+from tests.e2e.netns import Testbed, require_root
+from tests.e2e.nodecache import NodeCache, Security, bed_for, node_cache_binary_or_skip
+from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
+from tests.e2e.resolver import ResolverLoad
+
+NODE_CACHE_BINARY = node_cache_binary_or_skip()
+
+CLUSTER_IP = "fd00:ec2::a"
+LOCAL_IP = "fd00::10"
+NODE_IP = "fd01::1"
+FALLTHROUGH = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, interception="fallthrough")
+LEAST_PRIVILEGE = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, interception="fallthrough", privileged=False)
+SPEC_MODE = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP)
+NAME = "kubernetes.default.svc.cluster.local"
+NODE_CACHE_METRICS = f"http://[{NODE_IP}]:9253/metrics"
+RESOLVER_TIMEOUT = 2.0
+"""The load's one attempt waits this long: stricter than glibc's default 5 s resolver timeout."""
+
+BOUND = '-m socket -m comment --comment "NodeLocal DNS fallthrough: skip conntrack while node-cache listens" -j NOTRACK'
+SKIP = '-m comment --comment "NodeLocal DNS fallthrough: skip conntrack" -j NOTRACK'
+ALLOW = '-m comment --comment "NodeLocal DNS fallthrough: allow DNS traffic" -j ACCEPT'
+EXPECTED_RULES = {
+    "raw -A PREROUTING -j NODELOCALDNS-PREROUTING",
+    "raw -A OUTPUT -j NODELOCALDNS-OUTPUT",
+    f"raw -A NODELOCALDNS-PREROUTING -d fd00:ec2::a/128 -p udp -m udp --dport 53 {BOUND}",
+    f"raw -A NODELOCALDNS-PREROUTING -d fd00:ec2::a/128 -p tcp -m tcp --dport 53 {BOUND}",
+    f"raw -A NODELOCALDNS-PREROUTING -d fd00::10/128 -p udp -m udp --dport 53 {BOUND}",
+    f"raw -A NODELOCALDNS-PREROUTING -d fd00::10/128 -p tcp -m tcp --dport 53 {BOUND}",
+    f"raw -A NODELOCALDNS-OUTPUT -s fd00:ec2::a/128 -p udp -m udp --sport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -s fd00:ec2::a/128 -p tcp -m tcp --sport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -s fd00::10/128 -p udp -m udp --sport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -s fd00::10/128 -p tcp -m tcp --sport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -d fd00::10/128 -p udp -m udp --dport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -d fd00::10/128 -p tcp -m tcp --dport 53 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -d fd00::10/128 -p tcp -m tcp --dport 8080 {SKIP}",
+    f"raw -A NODELOCALDNS-OUTPUT -s fd00::10/128 -p tcp -m tcp --sport 8080 {SKIP}",
+    "filter -A INPUT -j NODELOCALDNS-INPUT",
+    "filter -A OUTPUT -j NODELOCALDNS-OUTPUT",
+    f"filter -A NODELOCALDNS-INPUT -d fd00:ec2::a/128 -p udp -m udp --dport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-INPUT -d fd00:ec2::a/128 -p tcp -m tcp --dport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-INPUT -d fd00::10/128 -p udp -m udp --dport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-INPUT -d fd00::10/128 -p tcp -m tcp --dport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-OUTPUT -s fd00:ec2::a/128 -p udp -m udp --sport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-OUTPUT -s fd00:ec2::a/128 -p tcp -m tcp --sport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-OUTPUT -s fd00::10/128 -p udp -m udp --sport 53 {ALLOW}",
+    f"filter -A NODELOCALDNS-OUTPUT -s fd00::10/128 -p tcp -m tcp --sport 53 {ALLOW}",
+}
+"""The keeper's 20 rules and 4 jumps for fd00::10 and fd00:ec2::a, as ``ip6tables-save`` prints them."""
+
+
+def node_rules(bed: Testbed) -> tuple[str, ...]:
+    """The node's rules outside kube-proxy's ``nat`` table: node-cache's, the keeper's, nobody else's."""
+    return tuple(rule for rule in probes.ip6tables_rules(bed.node) if not rule.startswith("nat "))
+
+
+def kube_dns_dnat(bed: Testbed, port_name: str = "dns") -> int:
+    """Packets through kube-proxy's DNAT for ``kube-system/kube-dns:<port_name>``."""
+    (port,) = [p for p in bed.kube_proxy_ports() if p.service == "kube-dns" and p.port_name == port_name]
+    ((ip, target),) = port.endpoints
+    return probes.dnat_packets(bed.node, kubeproxy.endpoint_chain(port, ip, target))
+
+
+def cluster_requests(bed: Testbed) -> float:
+    """Requests cluster CoreDNS (the kube-dns endpoint) received over UDP for the cluster domain."""
+    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total(
+        "coredns_dns_requests_total", proto="udp", zone="cluster.local."
+    )
+
+
+def node_cache_requests(bed: Testbed, **labels: str) -> float:
+    """node-cache's own ``coredns_dns_requests_total``."""
+    return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
+
+
+def pod_flows(bed: Testbed, dst: str) -> list[probes.ConntrackFlow]:
+    """Conntrack entries of the node for the pod's DNS to ``dst``."""
+    return [f for f in probes.conntrack_flows(bed.node) if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"]
+
+
+@pytest.fixture
+def bed(tmp_path: Path) -> Iterator[Testbed]:
+    """A fresh node for one scenario."""
+    require_root()
+    with bed_for(FALLTHROUGH, tmp_path) as testbed:
+        yield testbed
+
+
+def started(bed: Testbed, props: NodeLocalDNSProps = FALLTHROUGH) -> NodeLocalDNSPod:
+    """The synthesized pod of ``props`` on ``bed``, started and ready."""
+    pod = NodeLocalDNSPod(bed, props, binary=NODE_CACHE_BINARY)
+    pod.start()
+    pod.wait_ready()
+    return pod
+
+
+# ----------------------------------------------------------------- while node-cache runs ---
+@pytest.mark.parametrize("props", [FALLTHROUGH, LEAST_PRIVILEGE], ids=["privileged", "least-privilege"])
+def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_rules(
+    bed: Testbed, props: NodeLocalDNSProps
+) -> None:
+    pod = started(bed, props)
+    dnat_before = kube_dns_dnat(bed)
+    tcp_dnat_before = kube_dns_dnat(bed, "dns-tcp")
+    served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
+
+    udp = probes.dig(bed.pod, NAME)
+    tcp = probes.dig(bed.pod, NAME, tcp=True)
+    local = probes.dig(bed.pod, NAME, server=LOCAL_IP)
+
+    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert len(node_rules(bed)) == 24
+    assert probes.node_cache_rules(bed.node) == ()
+    for result in (udp, tcp, local):
+        assert result.answers == ("fd00:ec2::1",), result.output
+    assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 2
+    assert kube_dns_dnat(bed) == dnat_before
+    assert kube_dns_dnat(bed, "dns-tcp") == tcp_dnat_before
+    assert pod_flows(bed, CLUSTER_IP) == [] and pod_flows(bed, LOCAL_IP) == []
+    assert pod.keeper is not None and pod.keeper.check() == (True, "")
+    assert "fallthrough rules in place" in pod.keeper.log
+
+
+# --------------------------------------------------------------------------- SIGKILL ---
+def test_after_a_sigkill_every_lookup_is_answered_by_cluster_coredns_within_one_resolver_timeout(
+    bed: Testbed, measured: Callable[[str], None]
+) -> None:
+    """An OOM kill, and kubelet's 10 s back-off: the rules stay, and apply to nothing, until node-cache is back."""
+    pod = started(bed)
+    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=500, count=4000, timeout=RESOLVER_TIMEOUT)
+    time.sleep(2)
+    cluster_before = cluster_requests(bed)
+
+    sigkill = time.monotonic()
+    pod.node_cache.kill()
+    reaped = time.monotonic()
+    time.sleep(5)
+    assert set(node_rules(bed)) == EXPECTED_RULES
+    restart = time.monotonic()
+    pod.node_cache.start()
+    pod.node_cache.wait_serving()
+    result = load.result()
+
+    after = result.between(reaped, restart)
+    assert len(after) > 1000
+    assert all(lookup.ok for lookup in after), [lookup for lookup in after if not lookup.ok][:5]
+    # Each went to cluster CoreDNS (through kube-proxy: nothing else reaches it from the pod).
+    assert cluster_requests(bed) - cluster_before >= len(after)
+    # Lost: only what node-cache had received and not answered when it was killed.
+    assert all(lookup.sent < reaped for lookup in result.failed), result.failed
+    assert result.longest_outage() < RESOLVER_TIMEOUT
+    assert len(result.failed) <= 20
+    measured(
+        f"fallthrough, SIGKILL under 500 lookups/s: {len(result.failed)} of {len(result.lookups)} lost "
+        f"(in node-cache's socket when killed), longest outage {result.longest_outage():.3f} s, "
+        f"kill reaped in {reaped - sigkill:.3f} s"
+    )
+
+
+def test_a_restarted_node_cache_is_intercepted_again_without_the_keeper_doing_anything(bed: Testbed) -> None:
+    pod = started(bed)
+    pod.node_cache.kill()
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+    restarts_of_keeper = pod.keeper.starts if pod.keeper else 0
+
+    pod.node_cache.start()
+    pod.node_cache.wait_serving()
+    dnat_before = kube_dns_dnat(bed)
+    served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
+
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+    assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 1
+    assert kube_dns_dnat(bed) == dnat_before
+    assert pod.keeper is not None and pod.keeper.starts == restarts_of_keeper
+
+
+# ------------------------------------------------------------------------ idempotence ---
+def test_no_rule_duplicates_or_growth_across_20_restarts_however_they_end(
+    bed: Testbed, measured: Callable[[str], None]
+) -> None:
+    pod = started(bed)
+    keeper = pod.keeper
+    assert keeper is not None
+
+    def kill_both() -> None:
+        pod.node_cache.kill()
+        keeper.kill()
+
+    endings: list[Callable[[], object]] = [
+        keeper.kill,  # SIGKILL of the keeper: its rules stay, the next one finds them
+        pod.node_cache.kill,  # an OOM kill of node-cache
+        pod.stop,  # a pod deletion: everything removed, then reinstalled
+        kill_both,  # the node's OOM killer, both
+    ]
+    counts = []
+    for restart in range(20):
+        endings[restart % len(endings)]()
+        if not pod.node_cache.alive():
+            pod.node_cache.start()
+        if not keeper.alive():
+            keeper.start()
+        pod.wait_ready()
+        rules = node_rules(bed)
+        counts.append(len(rules))
+        assert sorted(rules) == sorted(EXPECTED_RULES), f"after restart {restart + 1}"
+
+    assert counts == [24] * 20
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+    measured(f"fallthrough: 20 restarts (keeper and node-cache killed, pod deleted), rules after each: {set(counts)}")
+
+
+# ------------------------------------------------------------------------- crash loop ---
+def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -> None:
+    """The preview ConfigMap rolled out: node-cache exits 1 at every start; the keeper's rules match nothing."""
+    pod = started(bed)
+    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=2400, timeout=RESOLVER_TIMEOUT)
+    time.sleep(1)
+    preview = NodeCache(bed, NodeLocalDNSProps(interception="fallthrough"), binary=NODE_CACHE_BINARY).invocation
+    pod.node_cache.write_config_map("/etc/coredns", preview.volumes["/etc/coredns"])
+    cluster_before = cluster_requests(bed)
+    assert pod.stop() == (0, 0)
+    stopped = time.monotonic()
+
+    pod.start()
+    exits = []
+    for delay in (0.5, 1.0, 2.0):
+        exits.append(pod.node_cache.wait_exit())
+        time.sleep(delay)
+        pod.node_cache.start()
+    exits.append(pod.node_cache.wait_exit())
+    assert pod.keeper is not None
+    pod.keeper.wait_ready()
+    result = load.result()
+
+    assert exits == [1, 1, 1, 1]
+    assert "plugin/bind: not a valid IP address or interface name" in pod.node_cache.log
+    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert len(result.failed) <= 5, result.failed
+    assert result.longest_outage() < RESOLVER_TIMEOUT
+    # Every lookup after the rollout's stop was answered by cluster CoreDNS through kube-proxy.
+    after = result.between(stopped, math.inf)
+    assert len(after) > 1000 and all(lookup.ok for lookup in after)
+    assert cluster_requests(bed) - cluster_before >= len(after)
+
+
+# ---------------------------------------------------------------------- graceful stop ---
+@pytest.mark.parametrize("props", [FALLTHROUGH, LEAST_PRIVILEGE], ids=["privileged", "least-privilege"])
+def test_a_graceful_stop_under_load_leaves_no_rule_behind(
+    bed: Testbed, props: NodeLocalDNSProps, measured: Callable[[str], None]
+) -> None:
+    before = probes.ip6tables_rules(bed.node)
+    pod = started(bed, props)
+    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=800, timeout=RESOLVER_TIMEOUT)
+    time.sleep(1.5)
+
+    sigterm = time.monotonic()
+    exit_codes = pod.stop()
+    stopped = time.monotonic()
+    result = load.result()
+
+    assert exit_codes == (0, 0)
+    assert probes.ip6tables_rules(bed.node) == before
+    assert pod.keeper is not None and "fallthrough rules removed" in pod.keeper.log
+    after = result.between(stopped, math.inf)
+    assert len(after) > 50 and all(lookup.ok for lookup in after)
+    assert len(result.failed) <= 5
+    measured(
+        f"fallthrough ({'privileged' if props.privileged else 'least privilege'}), pod deleted under 200 lookups/s: "
+        f"stopped in {stopped - sigterm:.2f} s, {len(result.failed)} of {len(result.lookups)} lookups lost"
+    )
+
+
+# ------------------------------------------------------------------- switching modes ---
+def test_the_keeper_removes_the_rules_a_sigkilled_spec_mode_node_cache_left_and_its_probe_sees_them(
+    bed: Testbed,
+) -> None:
+    spec_mode = NodeCache(bed, SPEC_MODE, binary=NODE_CACHE_BINARY)
+    spec_mode.start()
+    spec_mode.wait_ready()
+    spec_mode.kill()
+    assert len(probes.node_cache_rules(bed.node)) == 24
+    assert probes.dig(bed.pod, NAME).status == ""  # the spec mode's black hole
+    container = keeper_container(FALLTHROUGH)
+    assert container is not None
+
+    ready, output = RuleKeeper(bed, container).check()
+
+    assert not ready
+    for chain in ("PREROUTING", "OUTPUT"):
+        for proto in ("udp", "tcp"):
+            assert (
+                "unconditional NOTRACK of the ClusterIP in place (node-cache's own rule): "
+                f"-t raw -A {chain} -p {proto} -d fd00:ec2::a --dport 53 -j NOTRACK"
+            ) in output
+    assert "missing: -t raw -A PREROUTING -j NODELOCALDNS-PREROUTING" in output
+
+    pod = started(bed)
+    pod.node_cache.kill()
+
+    assert probes.node_cache_rules(bed.node) == ()
+    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+
+
+# ---------------------------------------------------------------- host-network clients ---
+def test_host_network_clients_in_the_spec_mode_reach_node_cache_and_are_black_holed_by_a_sigkill(
+    bed: Testbed,
+) -> None:
+    node_cache = NodeCache(bed, SPEC_MODE, binary=NODE_CACHE_BINARY)
+    node_cache.start()
+    node_cache.wait_ready()
+    served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
+
+    assert probes.dig(bed.node, NAME, server=CLUSTER_IP).answers == ("fd00:ec2::1",)
+    assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 1
+
+    node_cache.kill()
+
+    assert probes.dig(bed.node, NAME, server=CLUSTER_IP).status == ""
+
+
+def test_host_network_clients_in_the_fallthrough_mode_always_go_through_kube_proxy_to_the_cluster_ip(
+    bed: Testbed,
+) -> None:
+    """raw OUTPUT has no socket match: the node's own lookups to the ClusterIP are never diverted."""
+    pod = started(bed)
+    dnat_before = kube_dns_dnat(bed)
+    served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
+    local_before = node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53")
+
+    alive = probes.dig(bed.node, NAME, server=CLUSTER_IP)
+    to_local = probes.dig(bed.node, NAME, server=LOCAL_IP)
+
+    assert alive.answers == ("fd00:ec2::1",) and to_local.answers == ("fd00:ec2::1",)
+    assert kube_dns_dnat(bed) == dnat_before + 1
+    assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before
+    assert node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53") == local_before + 1
+
+    pod.node_cache.kill()
+
+    assert probes.dig(bed.node, NAME, server=CLUSTER_IP).answers == ("fd00:ec2::1",)
+    assert probes.dig(bed.node, NAME, server=LOCAL_IP).status == ""
+
+
+# -------------------------------------------------------------- a wildcard listener ---
+_LISTENER = """
+import socket, sys
+sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+sock.bind(("::", 53))
+print("bound", flush=True)
+sock.settimeout(float(sys.argv[1]))
+count = 0
+try:
+    while True:
+        sock.recvfrom(512)
+        count += 1
+except socket.timeout:
+    print(count)
+"""
+
+
+def test_a_socket_on_the_wildcard_address_does_not_divert_lookups_when_node_cache_is_gone(bed: Testbed) -> None:
+    """Why ``-m socket`` without ``--nowildcard``: another daemon on ``[::]:53`` must not get the pods' lookups."""
+    pod = started(bed)
+    pod.node_cache.kill()
+    listener = subprocess.Popen(bed.node.argv(sys.executable, "-c", _LISTENER, "4"), stdout=subprocess.PIPE, text=True)
+    assert listener.stdout is not None and listener.stdout.readline().strip() == "bound"
+
+    results = [probes.dig(bed.pod, NAME) for _ in range(5)]
+    received = int(listener.communicate(timeout=15)[0].strip())
+
+    assert [r.answers for r in results] == [("fd00:ec2::1",)] * 5
+    assert received == 0
+
+
+# ------------------------------------------------------------------- least privilege ---
+def test_without_privilege_the_spec_mode_node_cache_does_everything_with_its_three_capabilities(
+    bed: Testbed,
+) -> None:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False)
+    node_cache = NodeCache(bed, props, binary=NODE_CACHE_BINARY)
+    assert node_cache.invocation.security == Security(
+        privileged=False, capabilities=("NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"), no_new_privs=True
+    )
+    node_cache.start()
+    node_cache.wait_ready()
+
+    errors = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics").series(
+        "coredns_nodecache_setup_errors_total"
+    )
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+    assert probes.http_get(bed.node, f"http://[{LOCAL_IP}]:8080/health") == (200, "OK")
+    assert len(probes.node_cache_rules(bed.node)) == 24
+    assert {s.value for s in errors} == {0.0}
+    assert node_cache.stop() == 0
+    assert probes.node_cache_rules(bed.node) == ()
+
+
+def _with_capabilities(node_cache: NodeCache, capabilities: tuple[str, ...]) -> None:
+    """Run ``node_cache`` with another capability set than the synth's (to show each one is needed)."""
+    security = dataclasses.replace(node_cache.invocation.security, capabilities=capabilities)
+    node_cache.invocation = dataclasses.replace(node_cache.invocation, security=security)
+
+
+def test_node_cache_needs_net_bind_service_for_port_53(bed: Testbed) -> None:
+    node_cache = NodeCache(
+        bed, NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False), binary=NODE_CACHE_BINARY
+    )
+    _with_capabilities(node_cache, ("NET_ADMIN", "NET_RAW"))
+    node_cache.start()
+
+    assert node_cache.wait_exit() == 1
+    assert "bind: permission denied" in node_cache.log
+    assert probes.node_cache_rules(bed.node) == ()
+
+
+def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(bed: Testbed) -> None:
+    props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False)
+    without = NodeCache(bed, props, binary=NODE_CACHE_BINARY, setup_interface=True)
+    _with_capabilities(without, ("NET_BIND_SERVICE", "NET_RAW"))
+    without.start()
+    without.wait_serving()
+    time.sleep(2)
+
+    errors = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics").series(
+        "coredns_nodecache_setup_errors_total"
+    )
+    assert probes.node_cache_rules(bed.node) == ()
+    assert {s.labels["errortype"] for s in errors if s.value > 0} == {"iptables", "interface_add", "interface_check"}
+    # The kernel refuses the dummy interface for want of the capability ...
+    assert "Failed to add non-existent interface nodelocaldns: operation not permitted" in without.log
+    assert without.stop() == 0
+
+    with_net_admin = NodeCache(bed, props, binary=NODE_CACHE_BINARY, setup_interface=True)
+    with_net_admin.start()
+    with_net_admin.wait_serving()
+    time.sleep(2)
+
+    # ... and, with it, for want of dummy-interface support in this test kernel only.
+    assert "Failed to add non-existent interface nodelocaldns: operation not supported" in with_net_admin.log
+    assert len(probes.node_cache_rules(bed.node)) == 24
+    assert with_net_admin.stop() == 0
+
+
+@pytest.mark.parametrize("backend", ["nft", "legacy"])
+def test_the_keeper_works_with_its_capabilities_on_either_backend(bed: Testbed, backend: str) -> None:
+    container = keeper_container(LEAST_PRIVILEGE)
+    assert container is not None
+    assert container.security == Security(privileged=False, capabilities=("NET_ADMIN", "NET_RAW"), no_new_privs=True)
+    keeper = RuleKeeper(bed, container, backend="legacy" if backend == "legacy" else "nft")
+    save = "ip6tables-legacy-save" if backend == "legacy" else "ip6tables-save"
+
+    keeper.start()
+    keeper.wait_ready()
+
+    ours = {rule for rule in probes.ip6tables_rules(bed.node, save) if not rule.startswith("nat ")}
+    assert ours == EXPECTED_RULES
+    assert keeper.stop() == 0
+    assert {rule for rule in probes.ip6tables_rules(bed.node, save) if not rule.startswith("nat ")} == set()
+
+
+@pytest.mark.parametrize(
+    ("backend", "capabilities", "error"),
+    [
+        ("nft", ("NET_RAW",), "Could not fetch rule set generation id: Permission denied"),
+        ("legacy", ("NET_ADMIN",), "unable to initialize table 'raw'"),
+    ],
+    ids=["nft-without-net-admin", "legacy-without-net-raw"],
+)
+def test_the_keeper_fails_loudly_without_each_capability(
+    bed: Testbed, backend: str, capabilities: tuple[str, ...], error: str
+) -> None:
+    container = keeper_container(LEAST_PRIVILEGE)
+    assert container is not None
+    security = dataclasses.replace(container.security, capabilities=capabilities)
+    keeper = RuleKeeper(
+        bed, dataclasses.replace(container, security=security), backend="legacy" if backend == "legacy" else "nft"
+    )
+
+    keeper.start()
+
+    assert keeper.wait_exit() == 1
+    assert error in keeper.log
+    assert "cannot install the fallthrough rules" in keeper.log
+
+
+def test_a_sigterm_to_the_keeper_alone_removes_its_rules_and_its_sleeper(bed: Testbed) -> None:
+    """SIGTERM lands in ``wait`` on the re-assert sleep: the trap kills the sleeper and removes the rules."""
+    pod = started(bed)
+    assert pod.keeper is not None and pod.keeper.process is not None
+    sleepers: list[int] = []
+    deadline = time.monotonic() + 5
+    while not sleepers and time.monotonic() < deadline:
+        children = subprocess.run(
+            ["pgrep", "-P", str(pod.keeper.process.pid), "-x", "sleep"], capture_output=True, text=True, check=False
+        )
+        sleepers = [int(pid) for pid in children.stdout.split()]
+    assert len(sleepers) == 1
+
+    pod.keeper.signal(signal.SIGTERM)
+
+    assert pod.keeper.wait_exit(10) == 0
+    assert node_rules(bed) == ()
+    with pytest.raises(ProcessLookupError):
+        os.kill(sleepers[0], 0)
+    assert pod.node_cache.alive()
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)

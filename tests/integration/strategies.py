@@ -1,0 +1,654 @@
+"""Hypothesis strategies for every props class: valid values, and values just past the edge.
+
+Each value kind is a :class:`Kind`: a strategy of valid values and one of near-valid
+ones (special address ranges, one character past a length limit, ``int32`` overflow, the
+wrong type). A props strategy sets a random subset of the props; in half of the examples
+every value is valid, in the other half one prop is near-valid. Each yields a
+:class:`Make`, a recipe rather than a props object: building the props is what the
+oracle tests, so it happens inside the test, where a ``ValueError`` is an outcome.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from constructs_nld import (
+    AlertRulesProps,
+    AlertSettings,
+    CacheSettings,
+    Corefile,
+    CorefileConfigMapProps,
+    Directive,
+    FallthroughConfigMapProps,
+    FallthroughRules,
+    LivenessProbe,
+    MetricsServiceProps,
+    NodeCacheDaemonSetProps,
+    NodeLocalDNSAlerts,
+    NodeLocalDNSProps,
+    PodMonitorProps,
+    Ports,
+    RuleGroup,
+    ServerBlock,
+    ServiceAccountProps,
+    Toleration,
+    UpstreamServiceProps,
+)
+from constructs_nld.corefile import node_local_dns_corefile
+from constructs_nld.rules import node_local_dns_rules
+
+INT32_MAX = 2**31 - 1
+SAFE_INT_MAX = 2**53 - 1
+
+
+@dataclass(frozen=True)
+class Make:
+    """A recipe for ``cls(*args, **kwargs)``; nested recipes are built first."""
+
+    cls: Callable[..., Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
+    of: type | None = None
+    """The props class ``cls`` builds, when ``cls`` is a function that fills in other fields."""
+
+    def build(self) -> Any:
+        return self.cls(*(_build(a) for a in self.args), **{k: _build(v) for k, v in self.kwargs.items()})
+
+    def prop_names(self) -> set[str]:
+        """Every name a ``ValueError`` from this recipe may start with: its keys and its parts' fields."""
+        names = set(self.kwargs)
+        target = self.of or self.cls
+        if isinstance(target, type) and dataclasses.is_dataclass(target):
+            names |= {f.name for f in dataclasses.fields(target)}
+        for value in (*self.args, *self.kwargs.values()):
+            for part in _parts(value):
+                names |= part.prop_names()
+        return names
+
+    def __repr__(self) -> str:
+        inner = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"{(self.of or self.cls).__name__}({', '.join(inner)})"
+
+
+def _build(value: Any) -> Any:
+    if isinstance(value, Make):
+        return value.build()
+    if isinstance(value, tuple):
+        return tuple(_build(v) for v in value)
+    if isinstance(value, list):
+        return [_build(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _build(v) for k, v in value.items()}
+    return value
+
+
+def _parts(value: Any) -> list[Make]:
+    if isinstance(value, Make):
+        return [value]
+    if isinstance(value, tuple | list):
+        return [part for v in value for part in _parts(v)]
+    if isinstance(value, dict):
+        return [part for v in value.values() for part in _parts(v)]
+    return []
+
+
+@dataclass(frozen=True)
+class Kind:
+    """The valid values of one kind of prop, and the near-valid ones."""
+
+    valid: st.SearchStrategy[Any]
+    near: st.SearchStrategy[Any]
+
+    def any(self) -> st.SearchStrategy[Any]:
+        """Valid three times out of four."""
+        return st.one_of(self.valid, self.valid, self.valid, self.near)
+
+
+WRONG_TYPES: st.SearchStrategy[Any] = st.sampled_from([None, 0, 1.5, True, "no", b"x", ["x"], {"x": "y"}])
+"""Values of a type no prop takes alone."""
+
+
+@dataclass(frozen=True)
+class Props(Kind):
+    """A props class's kind; ``perturbed`` are its examples with exactly one near-valid prop."""
+
+    perturbed: st.SearchStrategy[Make]
+
+
+def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = None) -> Props:
+    """``cls`` with a random subset of ``fields`` set: all valid, or exactly one near-valid."""
+
+    @st.composite
+    def build(draw: st.DrawFn, near: bool) -> Make:
+        chosen = draw(st.lists(st.sampled_from(sorted(fields)), unique=True)) if fields else []
+        if near and not chosen:
+            chosen = [draw(st.sampled_from(sorted(fields)))]
+        perturbed = draw(st.sampled_from(chosen)) if near else None
+        kwargs = {name: draw(fields[name].near if name == perturbed else fields[name].valid) for name in chosen}
+        return Make(cls, kwargs, of=of)
+
+    return Props(build(False), st.one_of(build(True), WRONG_TYPES), build(True))
+
+
+def examples(kind: Props) -> st.SearchStrategy[Make]:
+    """Half all-valid examples, half with one near-valid prop."""
+    return st.one_of(kind.valid, kind.perturbed)
+
+
+# --- addresses --------------------------------------------------------------------------------
+
+_VALID_NETWORKS = ("fd00::/8", "fc00::/7", "2600::/12", "2001:db8::/32", "3fff::/20", "2002::/16", "100::/64")
+_SPECIAL_NETWORKS = (
+    "::1/128",
+    "::/128",
+    "::/96",
+    "::ffff:0:0/96",
+    "64:ff9b::/96",
+    "64:ff9b:1::/48",
+    "fe80::/10",
+    "fec0::/10",
+    "ff00::/8",
+)
+
+
+def _address_in(network: str) -> st.SearchStrategy[ipaddress.IPv6Address]:
+    net = ipaddress.IPv6Network(network)
+    return st.integers(int(net.network_address), int(net.broadcast_address)).map(ipaddress.IPv6Address)
+
+
+def _notations(address: ipaddress.IPv6Address) -> st.SearchStrategy[str]:
+    """The address in each notation that ``ipaddress`` and Go both read."""
+    hextets = address.exploded.split(":")
+    v4 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return st.sampled_from(
+        [
+            str(address),
+            address.exploded,
+            str(address).upper(),
+            ":".join(h.lstrip("0") or "0" for h in hextets),
+            ":".join(hextets[:6]) + f":{v4}",
+        ]
+    )
+
+
+_USABLE = st.sampled_from(_VALID_NETWORKS).flatmap(_address_in).flatmap(_notations)
+ADDRESSES = Kind(
+    _USABLE,
+    st.one_of(
+        st.sampled_from(_SPECIAL_NETWORKS).flatmap(_address_in).flatmap(_notations),
+        _USABLE.flatmap(lambda a: st.sampled_from([f"[{a}]", f"{a}%eth0", f" {a}", f"{a}\n", f"{a}/128"])),
+        st.sampled_from(["10.100.0.10", "169.254.20.10", "", "fd00::zz", "localhost", "::1::", "fd00:::1"]),
+        WRONG_TYPES,
+    ),
+)
+
+# --- names, labels, keys --------------------------------------------------------------------------
+
+
+def _dns_label(max_size: int) -> st.SearchStrategy[str]:
+    return st.from_regex(rf"[a-z0-9]([-a-z0-9]{{0,{max_size - 2}}}[a-z0-9])?", fullmatch=True)
+
+
+def _subdomain(length: int) -> str:
+    """A DNS subdomain of exactly ``length`` characters, in labels of up to 63."""
+    labels, left = [], length
+    while left > 0:
+        size = min(63, left)
+        labels.append("a" * size)
+        left -= size + 1
+    return ".".join(labels)
+
+
+NAMES = Kind(
+    st.one_of(_dns_label(12), st.sampled_from(["a", "x" * 63, "kube-system", "monitoring", "0"])),
+    st.one_of(
+        st.sampled_from(["x" * 64, "", "-a", "a-", "A", "a_b", "a.b", "a b", "a\n", "ä", "kube-system\n"]),
+        WRONG_TYPES,
+    ),
+)
+SUBDOMAINS = Kind(
+    st.one_of(st.sampled_from(["system-node-critical", "a.b", _subdomain(253)]), _dns_label(12)),
+    st.one_of(st.sampled_from(["", "A", "a..b", _subdomain(254), "a_b", "a.b\n"]), WRONG_TYPES),
+)
+
+_LABEL_NAME = st.one_of(
+    st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?", fullmatch=True),
+    st.sampled_from(["n" * 63, "team", "A.b_c-D"]),
+)
+_PREFIX = st.one_of(
+    st.sampled_from(["example.com", "a", _subdomain(253), "b" * 63 + ".c"]),
+    _dns_label(10),
+)
+LABEL_KEYS = Kind(
+    st.one_of(_LABEL_NAME, st.tuples(_PREFIX, _LABEL_NAME).map("/".join)),
+    st.one_of(
+        st.sampled_from(
+            [
+                "",
+                "n" * 64,
+                "a b",
+                "-a",
+                "a-",
+                "/a",
+                "a/",
+                "a/b/c",
+                "Example.com/a",
+                _subdomain(254) + "/a",
+                "b" * 64 + ".c/a",
+                "a\n",
+                "ä",
+            ]
+        ),
+        st.integers(),
+    ),
+)
+LABEL_VALUES = Kind(
+    st.one_of(
+        st.from_regex(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?)?", fullmatch=True),
+        st.sampled_from(["v" * 63, "", "true"]),
+    ),
+    st.one_of(st.sampled_from(["v" * 64, "a b", "-a", "a_", "a\n", "ä"]), WRONG_TYPES),
+)
+LABELS = Kind(
+    st.dictionaries(LABEL_KEYS.valid, LABEL_VALUES.valid, max_size=3),
+    st.one_of(
+        st.builds(lambda k, v: {k: v}, LABEL_KEYS.near, LABEL_VALUES.any()),
+        st.builds(lambda k, v: {k: v}, LABEL_KEYS.valid, LABEL_VALUES.near),
+        WRONG_TYPES,
+    ),
+)
+SELECTORS = Kind(
+    st.dictionaries(LABEL_KEYS.valid, LABEL_VALUES.valid, min_size=1, max_size=2),
+    st.one_of(st.just({}), LABELS.near),
+)
+
+# --- numbers and text with a grammar ------------------------------------------------------------
+
+
+def ints(low: int, high: int) -> Kind:
+    """Integers in [low, high] with both edges; just past them, far past them, and wrong types."""
+    return Kind(
+        st.one_of(st.integers(low, min(high, low + 100)), st.sampled_from([low, high])),
+        st.one_of(st.sampled_from([low - 1, high + 1, -(2**63), 2**64]), WRONG_TYPES),
+    )
+
+
+PORTS = Kind(st.integers(1, 65535), st.sampled_from([0, 65536, -1, 53.0, "53", True]))
+QUANTITIES = Kind(
+    st.one_of(
+        st.from_regex(r"[0-9]{1,4}(\.[0-9]{1,3})?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?", fullmatch=True),
+        st.sampled_from(["0", "25m", "100Mi", "999999999999999999999", "8Ei", "0.001"]),
+    ),
+    st.one_of(st.sampled_from(["", "1 Gi", "-1", "1MB", "1.", ".5", "1m\n", "+1", "1e3", "1.5.5", "Gi"]), WRONG_TYPES),
+)
+DURATIONS = Kind(
+    st.one_of(
+        st.from_regex(r"[1-9][0-9]{0,2}(h|m|s|ms)([1-9][0-9]{0,2}ms)?", fullmatch=True),
+        st.sampled_from(["5m", "1h30m", "0s", "1ms", "292y", "1y2w3d4h5m6s7ms"]),
+    ),
+    st.one_of(st.sampled_from(["", "5", "5M", "1.5m", "5m\n", "293y", "0", "m5", "-5m"]), WRONG_TYPES),
+)
+DOMAINS = Kind(
+    st.one_of(
+        st.lists(_dns_label(10), min_size=1, max_size=3).map(".".join),
+        st.sampled_from(["cluster.local", "example.internal", _subdomain(253)]),
+    ),
+    st.one_of(
+        st.sampled_from(["", "Cluster.Local", "cluster.local.", "a..b", "a b", _subdomain(254), "a" * 64 + ".b"]),
+        WRONG_TYPES,
+    ),
+)
+IMAGES = Kind(
+    st.sampled_from(
+        [
+            "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
+            "node-cache",
+            "localhost:5000/dns/node-cache:v1",
+            "Registry.Example.com/dns/node-cache",
+            "dns/node-cache@sha256:" + "a" * 64,
+            "a" * 200 + ":" + "t" * 128,
+        ]
+    ),
+    st.one_of(
+        st.sampled_from(["", "Upper/Case", "img:", "img: 1.0", "img@sha256:abc", " img", "img\n", ":tag", "a//b"]),
+        WRONG_TYPES,
+    ),
+)
+PULL_POLICIES = Kind(st.sampled_from(["Always", "IfNotPresent", "Never"]), st.sampled_from(["always", "", None]))
+LIMITS = Kind(
+    st.one_of(
+        st.just({}),
+        st.builds(lambda q: {"ephemeral-storage": q}, QUANTITIES.valid),
+        st.sampled_from([{"example.com/device": "1"}, {"example.com/device": "2k"}]),
+    ),
+    st.one_of(
+        st.builds(
+            lambda r, q: {r: q},
+            st.sampled_from(["cpu", "memory", "hugepages-2Mi", "foo", "kubernetes.io/x", "a b", "example.com/device"]),
+            QUANTITIES.any(),
+        ),
+        st.builds(lambda q: {"ephemeral-storage": q}, QUANTITIES.near),
+        st.sampled_from([{"example.com/device": "1.5"}, {"example.com/device": "500m"}]),
+        WRONG_TYPES,
+    ),
+)
+MAX_UNAVAILABLE = Kind(
+    st.one_of(st.integers(1, 100).map(lambda n: f"{n}%"), st.integers(1, 1000), st.just(INT32_MAX)),
+    st.sampled_from(["0%", "101%", "01%", "5", "", 0, -1, INT32_MAX + 1, True, 1.5]),
+)
+BOOLEANS = Kind(st.booleans(), st.sampled_from(["no", "true", 0, 1, None]))
+INTERCEPTIONS = Kind(
+    st.sampled_from(["node-cache", "fallthrough"]),
+    st.sampled_from(["iptables", "ipvs", "", "Fallthrough", "node-cache ", None, 1, True]),
+)
+SEVERITIES = Kind(st.sampled_from(["warning", "critical", "page"]), st.sampled_from(["", 5, None]))
+
+# --- tolerations ---------------------------------------------------------------------------------
+
+_EFFECTS = Kind(
+    st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]), st.sampled_from(["Never", "", 1])
+)
+# Toleration's key is a required argument: a recipe without one gets a valid key, so that a
+# missing key is tested as the empty key it stands for, not as a TypeError of Python's.
+_EQUAL = props(
+    lambda **kw: Toleration(**{"key": "dedicated", "operator": "Equal", **kw}),
+    {"key": LABEL_KEYS, "value": LABEL_VALUES, "effect": _EFFECTS},
+    Toleration,
+)
+_EXISTS = props(
+    lambda **kw: Toleration(**{"key": "dedicated", "operator": "Exists", **kw}),
+    {"key": LABEL_KEYS, "effect": _EFFECTS},
+    Toleration,
+)
+
+
+def _toleration(key: Any, operator: Any, value: Any) -> Make:
+    return Make(Toleration, {"key": key, "operator": operator, "value": value})
+
+
+_ONE_TOLERATION = Kind(
+    st.one_of(_EQUAL.valid, _EXISTS.valid),
+    st.one_of(
+        _EQUAL.near,
+        _EXISTS.near,
+        st.builds(_toleration, st.sampled_from(["", "a"]), st.sampled_from(["Exists", "In", "equal"]), st.just(None)),
+        st.builds(_toleration, st.just("a"), st.just("Exists"), st.just("x")),
+    ),
+)
+TOLERATIONS = Kind(
+    st.lists(_ONE_TOLERATION.valid, min_size=1, max_size=4).map(tuple),
+    st.one_of(
+        st.just(()),
+        st.lists(_ONE_TOLERATION.valid, min_size=1, max_size=2),
+        st.builds(lambda t: (t,), _ONE_TOLERATION.near),
+        WRONG_TYPES,
+    ),
+)
+
+# --- nested props --------------------------------------------------------------------------------
+
+_INT32 = ints(1, INT32_MAX)
+LIVENESS = props(
+    LivenessProbe,
+    {
+        "initial_delay_seconds": ints(0, INT32_MAX),
+        "period_seconds": _INT32,
+        "timeout_seconds": _INT32,
+        "failure_threshold": _INT32,
+    },
+)
+NODE_CACHE_PORTS = props(
+    Ports,
+    {
+        "dns": Kind(st.just(53), PORTS.any()),
+        # Distinct ranges, so that valid ports never clash.
+        "health": Kind(st.integers(1024, 9000), PORTS.near),
+        "metrics": Kind(st.integers(9001, 20000), PORTS.near),
+        "binary_metrics": Kind(st.integers(20001, 65535), PORTS.near),
+    },
+)
+CACHE = props(
+    CacheSettings,
+    {name: _INT32 for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl")},
+)
+_ALERT_SETTINGS = props(
+    lambda **kw: AlertSettings(**{"for_": "5m", "severity": "warning", **kw}),
+    {"for_": DURATIONS, "severity": SEVERITIES},
+    AlertSettings,
+)
+ALERTS = props(
+    NodeLocalDNSAlerts,
+    {name: _ALERT_SETTINGS for name in ("setup_errors", "pod_restarting", "daemonset_degraded", "target_down")},
+)
+
+# --- the props classes ---------------------------------------------------------------------------
+
+NODE_LOCAL_DNS_PROPS = props(
+    NodeLocalDNSProps,
+    {
+        "image": IMAGES,
+        "image_pull_policy": PULL_POLICIES,
+        "local_ip": ADDRESSES,
+        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "cluster_domain": DOMAINS,
+        "namespace": Kind(st.just("kube-system"), st.one_of(NAMES.valid, NAMES.near)),
+        "monitoring_namespace": NAMES,
+        "labels": LABELS,
+        "monitoring_labels": LABELS,
+        "tolerations": TOLERATIONS,
+        "cpu_request": QUANTITIES,
+        "memory_request": QUANTITIES,
+        "limits": LIMITS,
+        "liveness": LIVENESS,
+        "ports": NODE_CACHE_PORTS,
+        "max_unavailable": MAX_UNAVAILABLE,
+        "termination_grace_period_seconds": ints(0, SAFE_INT_MAX),
+        "cache": CACHE,
+        "alerts": ALERTS,
+        "scrape_interval": DURATIONS,
+        "monitoring": BOOLEANS,
+        "interception": INTERCEPTIONS,
+        "privileged": BOOLEANS,
+        "portable": BOOLEANS,
+        "argocd_sync_waves": BOOLEANS,
+    },
+)
+
+_IDENTITY = {"name": NAMES, "namespace": NAMES, "labels": LABELS}
+
+UPSTREAM_SERVICE_PROPS = props(UpstreamServiceProps, {**_IDENTITY, "selector": SELECTORS, "dns_port": PORTS})
+METRICS_SERVICE_PROPS = props(
+    MetricsServiceProps,
+    {
+        **_IDENTITY,
+        "selector": SELECTORS,
+        "metrics_port": Kind(st.integers(1, 30000), PORTS.near),
+        "binary_metrics_port": Kind(st.integers(30001, 65535), PORTS.near),
+    },
+)
+SERVICE_ACCOUNT_PROPS = props(ServiceAccountProps, _IDENTITY)
+
+_TOKENS = Kind(
+    st.one_of(
+        st.from_regex(r"[A-Za-z0-9._:/\[\]-]{1,12}", fullmatch=True),
+        st.sampled_from([".", "__PILLAR__CLUSTER__DNS__", "fd00::10", "(.*)\\.example", "{1}"]),
+    ),
+    st.one_of(
+        st.sampled_from(["", "a b", "#x", '"x', "{", "}", "{$HOME}", "{%PATH%}", "a\nb", "x\t", "__PILLAR__X__"]),
+        st.integers(),
+    ),
+)
+_PLUGINS = ["errors", "cache", "reload", "loop", "log", "whoami", "loadbalance"]
+
+
+def _directive(name: Any, args: tuple[Any, ...]) -> Make:
+    return Make(Directive, args=(name, args))
+
+
+_DIRECTIVES = Kind(
+    st.builds(_directive, st.sampled_from(_PLUGINS), st.lists(_TOKENS.valid, max_size=2).map(tuple)),
+    st.one_of(
+        st.builds(
+            _directive, st.one_of(_TOKENS.near, st.sampled_from(["kubernetes", "import", "Errors"])), st.just(())
+        ),
+        st.builds(_directive, st.sampled_from(_PLUGINS), st.tuples(_TOKENS.near)),
+    ),
+)
+_BLOCKS = props(
+    lambda **kw: ServerBlock(**{"zone": ".", "port": 53, "directives": (Directive("errors"),), **kw}),
+    {
+        "zone": Kind(st.one_of(st.sampled_from([".", "in-addr.arpa", "_tcp.example"]), DOMAINS.valid), DOMAINS.near),
+        "port": PORTS,
+        "directives": Kind(
+            st.lists(_DIRECTIVES.valid, min_size=1, max_size=3).map(tuple),
+            st.builds(lambda d: (d,), _DIRECTIVES.near),
+        ),
+    },
+    ServerBlock,
+)
+_BUILT_COREFILES = props(
+    lambda **kw: node_local_dns_corefile(
+        **{
+            "cluster_domain": "cluster.local",
+            "bind_addresses": ("fd00::10", "fd00:ec2::a"),
+            "health_address": "fd00::10",
+            "ports": Ports(),
+            "cache": CacheSettings(),
+            **kw,
+        }
+    ),
+    # A typed function, not props: its parts come as their own classes, valid or perturbed.
+    {
+        "cluster_domain": DOMAINS,
+        "ports": Kind(NODE_CACHE_PORTS.valid, NODE_CACHE_PORTS.perturbed),
+        "cache": Kind(CACHE.valid, CACHE.perturbed),
+    },
+    Corefile,
+)
+_ONE_BLOCK = (ServerBlock(zone=".", port=53, directives=(Directive("errors"),)),)
+_HAND_MADE_COREFILES = props(
+    lambda **kw: Corefile(**{"cluster_domain": "cluster.local", "blocks": _ONE_BLOCK, **kw}),
+    {
+        "cluster_domain": DOMAINS,
+        "blocks": Kind(
+            st.lists(_BLOCKS.valid, min_size=1, max_size=1).map(tuple),
+            st.one_of(st.just(()), st.builds(lambda b: (b,), _BLOCKS.near)),
+        ),
+    },
+    Corefile,
+)
+COREFILES = Kind(
+    st.one_of(_BUILT_COREFILES.valid, _HAND_MADE_COREFILES.valid),
+    st.one_of(_BUILT_COREFILES.near, _HAND_MADE_COREFILES.near, WRONG_TYPES),
+)
+CONFIG_MAP_PROPS = props(CorefileConfigMapProps, {**_IDENTITY, "corefile": COREFILES})
+
+
+FALLTHROUGH_RULES = props(
+    FallthroughRules,
+    {
+        "local_ip": ADDRESSES,
+        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "ports": Kind(NODE_CACHE_PORTS.valid, NODE_CACHE_PORTS.perturbed),
+    },
+)
+FALLTHROUGH_CONFIG_MAP_PROPS = props(
+    FallthroughConfigMapProps,
+    {**_IDENTITY, "rules": Kind(FALLTHROUGH_RULES.valid, st.one_of(FALLTHROUGH_RULES.perturbed, WRONG_TYPES))},
+)
+
+
+def _daemon_set(**kwargs: Any) -> NodeCacheDaemonSetProps:
+    """Valid pod labels always carry the selector; a missing one is tested on its own."""
+    selector = kwargs.get("selector", {"k8s-app": "node-local-dns"})
+    if isinstance(selector, dict) and isinstance(kwargs.get("pod_labels", {}), dict):
+        kwargs["pod_labels"] = {**kwargs.get("pod_labels", {}), **selector}
+    return NodeCacheDaemonSetProps(**kwargs)
+
+
+DAEMON_SET_PROPS = props(
+    _daemon_set,
+    {
+        **_IDENTITY,
+        "selector": SELECTORS,
+        "pod_labels": LABELS,
+        "image": IMAGES,
+        "image_pull_policy": PULL_POLICIES,
+        "local_ip": ADDRESSES,
+        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        "portable": BOOLEANS,
+        "tolerations": TOLERATIONS,
+        "cpu_request": QUANTITIES,
+        "memory_request": QUANTITIES,
+        "limits": LIMITS,
+        "liveness": LIVENESS,
+        "ports": NODE_CACHE_PORTS,
+        "max_unavailable": MAX_UNAVAILABLE,
+        "termination_grace_period_seconds": ints(0, SAFE_INT_MAX),
+        "priority_class_name": SUBDOMAINS,
+        "service_account_name": NAMES,
+        "config_map_name": NAMES,
+        "upstream_service_name": NAMES,
+        "interception": INTERCEPTIONS,
+        "privileged": BOOLEANS,
+        "fallthrough_config_map_name": NAMES,
+    },
+    NodeCacheDaemonSetProps,
+)
+POD_MONITOR_PROPS = props(
+    PodMonitorProps, {**_IDENTITY, "target_namespace": NAMES, "selector": SELECTORS, "interval": DURATIONS}
+)
+
+_DEFAULT_RULES = node_local_dns_rules(
+    alerts=NodeLocalDNSAlerts(),
+    namespace="kube-system",
+    daemon_set="node-local-dns",
+    container="node-cache",
+    scrape_job="monitoring/nodelocaldns",
+)
+_BUILT_GROUPS = props(
+    lambda **kw: node_local_dns_rules(
+        **{
+            "alerts": NodeLocalDNSAlerts(),
+            "namespace": "kube-system",
+            "daemon_set": "node-local-dns",
+            "container": "node-cache",
+            "scrape_job": "monitoring/nodelocaldns",
+            **kw,
+        }
+    ),
+    # A typed function, not props: its alerts come as NodeLocalDNSAlerts, valid or perturbed.
+    {"alerts": Kind(ALERTS.valid, ALERTS.perturbed)},
+    RuleGroup,
+)
+_GROUP_NAMES = Kind(st.sampled_from(["nodelocaldns", "a b", "x" * 300]), st.sampled_from(["", 5]))
+RULE_GROUPS = Kind(
+    st.one_of(
+        _BUILT_GROUPS.valid,
+        _GROUP_NAMES.valid.map(lambda name: Make(RuleGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+    ),
+    st.one_of(
+        _BUILT_GROUPS.near,
+        _GROUP_NAMES.near.map(lambda name: Make(RuleGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+        WRONG_TYPES,
+    ),
+)
+ALERT_RULES_PROPS = props(AlertRulesProps, {**_IDENTITY, "group": RULE_GROUPS})
+
+CONSTRUCT_PROPS = {
+    "UpstreamService": UPSTREAM_SERVICE_PROPS,
+    "MetricsService": METRICS_SERVICE_PROPS,
+    "ServiceAccount": SERVICE_ACCOUNT_PROPS,
+    "CorefileConfigMap": CONFIG_MAP_PROPS,
+    "FallthroughConfigMap": FALLTHROUGH_CONFIG_MAP_PROPS,
+    "NodeCacheDaemonSet": DAEMON_SET_PROPS,
+    "PodMonitor": POD_MONITOR_PROPS,
+    "AlertRules": ALERT_RULES_PROPS,
+}
+"""The props of each construct, by the construct's name."""

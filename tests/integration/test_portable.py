@@ -1,0 +1,196 @@
+"""Portable output with deploy.py and verify: the spec's checks without substitution, and what makes expansion work.
+
+The app is ``NodeLocalDNSProps(portable=True)``; the API server shows node-cache's args
+unexpanded, so ``verify`` checks what kubelet's expansion needs (Service links on, kube-dns
+older than every node-cache pod) rather than the address itself.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from kubernetes import client as k8s
+
+from constructs_nld.deploy.cli import main
+from tests.controlplane import ControlPlane
+from tests.integration import rest
+
+PORTABLE_APP = """\
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.app import main
+
+raise SystemExit(main(NodeLocalDNSProps(portable=True)))
+"""
+
+NO_SERVICE_LINKS_APP = """\
+import os
+
+import cdk8s
+from constructs_nld import NodeLocalDNS, NodeLocalDNSProps, props_from_environment
+
+app = cdk8s.App()
+nld = NodeLocalDNS(app, "nodelocaldns", props_from_environment(os.environ, NodeLocalDNSProps(portable=True)))
+objects = [c for c in nld.workload_chart.node.find_all() if isinstance(c, cdk8s.ApiObject)]
+daemon_set = next(o for o in objects if o.kind == "DaemonSet")
+daemon_set.add_json_patch(cdk8s.JsonPatch.add("/spec/template/spec/enableServiceLinks", False))
+app.synth()
+"""
+
+
+def run(cluster: ControlPlane, app: Path, *args: str) -> int:
+    return main(["--kubeconfig", str(cluster.kubeconfig_path), "--app", f"python {app}", *args])
+
+
+def add_node_and_pod(api: k8s.ApiClient, pod: str) -> None:
+    rest.create(api, "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{pod}"}})
+    rest.patch_status(api, f"/api/v1/nodes/node-{pod}", {"conditions": [{"type": "Ready", "status": "True"}]})
+    rest.create(
+        api,
+        "/api/v1/namespaces/kube-system/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": pod, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
+            "spec": {
+                "nodeName": f"node-{pod}",
+                "automountServiceAccountToken": False,
+                "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}],
+            },
+        },
+    )
+
+
+def recreate_kube_dns(api: k8s.ApiClient) -> None:
+    service = rest.get(api, rest.PATHS["kube-dns"])
+    assert service is not None
+    rest.delete(api, rest.PATHS["kube-dns"])
+    for _ in range(100):
+        if rest.get(api, rest.PATHS["kube-dns"]) is None:
+            break
+        time.sleep(0.05)
+    time.sleep(1.1)  # creationTimestamp has one-second resolution
+    rest.create(
+        api,
+        "/api/v1/namespaces/kube-system/services",
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "kube-dns", "namespace": "kube-system", "labels": service["metadata"]["labels"]},
+            "spec": {k: service["spec"][k] for k in ("selector", "ports", "ipFamilyPolicy", "ipFamilies")},
+        },
+    )
+
+
+@pytest.fixture
+def portable_app(tmp_path: Path) -> Path:
+    app = tmp_path / "portable.py"
+    app.write_text(PORTABLE_APP)
+    return app
+
+
+def test_deploy_checks_everything_and_substitutes_nothing(
+    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster, portable_app) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    kube_dns_ip = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
+    assert lines[1] == f"[2/7] kube-dns ClusterIP: {kube_dns_ip} (IPv6)"
+    assert lines[2] == (
+        "[3/7] synthesized 7 objects in 3 chart(s) portable: kubelet gives node-cache the address as "
+        "$(KUBE_DNS_SERVICE_HOST)"
+    )
+    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
+    daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert daemon_set is not None
+    assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][1] == "fd00::10,$(KUBE_DNS_SERVICE_HOST)"
+    config_map = rest.get(api_client, rest.PATHS["config-map"])
+    assert config_map is not None
+    assert kube_dns_ip not in config_map["data"]["Corefile"]
+    mark = cluster.audit_mark()
+    assert run(cluster, portable_app) == 0
+    assert cluster.mutating_requests_since(mark) == []
+
+
+def test_verify_passes_when_every_pod_is_younger_than_kube_dns(
+    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster, portable_app) == 0
+    add_node_and_pod(api_client, "nld-a")
+    capsys.readouterr()
+
+    run(cluster, portable_app, "verify")
+
+    out = capsys.readouterr().out
+    kube_dns_ip = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
+    assert (
+        f"PASS node-cache-intercepts-kube-dns: portable: kubelet gives 1 pod(s) {kube_dns_ip} "
+        "as $(KUBE_DNS_SERVICE_HOST)"
+    ) in out
+
+
+def test_verify_fails_on_pods_that_predate_kube_dns(
+    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster, portable_app) == 0
+    add_node_and_pod(api_client, "nld-old")
+    recreate_kube_dns(api_client)
+    capsys.readouterr()
+
+    assert run(cluster, portable_app, "verify") == 7
+
+    out = capsys.readouterr().out
+    assert "FAIL node-cache-intercepts-kube-dns: 1 pod(s) predate kube-dns: nld-old" in out
+    assert "$(KUBE_DNS_SERVICE_HOST) stays literal" in out
+    assert "fix:   kubectl rollout restart ds node-local-dns -n kube-system" in out
+
+
+def test_verify_fails_when_service_links_are_turned_off_live(
+    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(cluster, portable_app) == 0
+    patch = {"spec": {"template": {"spec": {"enableServiceLinks": False}}}}
+    status, _ = rest.request(api_client, "PATCH", rest.PATHS["daemon-set"], patch, "application/merge-patch+json")
+    assert status == 200
+    capsys.readouterr()
+
+    assert run(cluster, portable_app, "verify") == 7
+
+    assert "FAIL node-cache-intercepts-kube-dns: node-local-dns sets enableServiceLinks: false" in (
+        capsys.readouterr().out
+    )
+
+
+def test_deploy_refuses_an_app_that_turns_service_links_off(
+    cluster: ControlPlane, api_client: k8s.ApiClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = tmp_path / "no_links.py"
+    app.write_text(NO_SERVICE_LINKS_APP)
+    mark = cluster.audit_mark()
+
+    assert run(cluster, app) == 2
+
+    assert capsys.readouterr().err == (
+        "error: the app's daemonset/kube-system/node-local-dns sets enableServiceLinks: false: kubelet would give "
+        "node-cache no KUBE_DNS_UPSTREAM_SERVICE_HOST (nor KUBE_DNS_SERVICE_HOST), and it exits at start\n"
+    )
+    assert cluster.mutating_requests_since(mark) == []
+
+
+def test_verify_fails_when_a_pinned_address_is_no_longer_kube_dns(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0  # the repo's pinned app
+    old = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
+    recreate_kube_dns(api_client)
+    new = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
+    assert new != old
+    capsys.readouterr()
+
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 7
+
+    out = capsys.readouterr().out
+    assert f"FAIL node-cache-intercepts-kube-dns: -localip is fd00::10,{old}, kube-dns's ClusterIP is {new}" in out
+    assert "fix:   python deploy.py (it pins the live ClusterIP)" in out
