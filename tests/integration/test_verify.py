@@ -157,7 +157,7 @@ def test_cli_verify_exit_codes(
     set_daemon_set_status(api_client, desired=1, ready=1)
     capsys.readouterr()
     assert main(["--kubeconfig", str(cluster.kubeconfig_path), "verify"]) == 0
-    assert "10 passed, 0 failed" in capsys.readouterr().out
+    assert "11 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_node_without_a_ready_pod_fails_and_names_the_reason(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
