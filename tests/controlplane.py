@@ -54,6 +54,8 @@ import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
+from tests.processes import stop_process
+
 __all__ = [
     "ADMIN_USER",
     "APISERVER_USER",
@@ -284,14 +286,8 @@ def _tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
 
 def _terminate(proc: subprocess.Popen[bytes] | None, timeout: float) -> None:
     """SIGTERM a process, SIGKILL it if it has not exited after `timeout` seconds."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    if proc is not None:
+        stop_process(proc, timeout)
 
 
 def _wait_for(

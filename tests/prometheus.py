@@ -29,6 +29,7 @@ from typing import Any, Self
 import yaml
 
 from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
+from tests.processes import stop_process
 
 __all__ = ["SERVER_BINARY", "Prometheus", "backfill", "free_port", "prometheus_version", "require", "server_binary"]
 
@@ -193,11 +194,6 @@ class Prometheus:
 
     def stop(self) -> None:
         """SIGTERM, SIGKILL after 10 s; idempotent."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
+        if self._process is not None:
+            stop_process(self._process, 10)
         self._process = None

@@ -34,6 +34,7 @@ from tests.controlplane import REPO_ROOT
 from tests.e2e import probes
 from tests.e2e.netns import Namespace
 from tests.e2e.pods import SERVICE_ACCOUNT_DIR, InCluster, pod_argv
+from tests.processes import stop_process
 
 __all__ = ["DAEMON_SET_FAMILIES", "KubeStateMetrics", "render"]
 
@@ -205,13 +206,8 @@ class KubeStateMetrics:
 
     def stop(self) -> None:
         """SIGTERM, SIGKILL after 5 s; idempotent."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
+        if self._process is not None:
+            stop_process(self._process, 5)
         self._process = None
 
 

@@ -51,6 +51,7 @@ from types import TracebackType
 from typing import Literal, Self
 
 from tests.e2e import kubeproxy, zones
+from tests.processes import stop_process
 
 __all__ = [
     "CLUSTER_DOMAIN",
@@ -314,13 +315,7 @@ class CoreDNS:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL after 5 s; no-op once it has exited."""
-        if self.alive():
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        stop_process(self.process, 5)
 
 
 class Testbed:

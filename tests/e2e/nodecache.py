@@ -41,6 +41,7 @@ from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
 from tests.e2e import probes
 from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
+from tests.processes import kill_and_reap, stop_process
 
 __all__ = [
     "DEFAULT_NODE_CACHE_BINARY",
@@ -592,21 +593,11 @@ class NodeCache:
 
     def stop(self) -> int:
         """Stop as kubelet does: SIGTERM, SIGKILL after the grace period; return the exit code."""
-        process = self._running()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(self.invocation.grace_period)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
-        return process.returncode
+        return stop_process(self._running(), self.invocation.grace_period)
 
     def kill(self) -> None:
         """SIGKILL, as the OOM killer or a failed liveness probe's escalation; wait for the end."""
-        process = self._running()
-        process.kill()
-        process.wait(5)
+        kill_and_reap(self._running())
 
     def close(self) -> None:
         """Stop the current container if it runs (teardown)."""

@@ -33,6 +33,7 @@ import yaml
 
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.e2e.pods import InClusterCredentials, pod_argv
+from tests.processes import stop_process
 from tests.prometheus import free_port
 
 __all__ = [
@@ -225,13 +226,8 @@ class PrometheusOperator:
 
     def stop(self) -> None:
         """SIGTERM, SIGKILL after 10 s; idempotent."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
+        if self._process is not None:
+            stop_process(self._process, 10)
         self._process = None
 
     # ------------------------------------------------------------------ its output ---

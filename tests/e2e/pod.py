@@ -37,6 +37,7 @@ from tests.e2e.nodecache import (
     synthesized_objects,
     write_config_map,
 )
+from tests.processes import kill_and_reap, stop_process
 
 __all__ = ["Backend", "KeeperContainer", "NodeLocalDNSPod", "RuleKeeper", "keeper_container"]
 
@@ -180,21 +181,11 @@ class RuleKeeper:
 
     def stop(self) -> int:
         """SIGTERM, SIGKILL after the grace period; return the exit code."""
-        process = self._running()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(self.container.grace_period)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
-        return process.returncode
+        return stop_process(self._running(), self.container.grace_period)
 
     def kill(self) -> None:
         """SIGKILL, and wait for the end."""
-        process = self._running()
-        process.kill()
-        process.wait(5)
+        kill_and_reap(self._running())
 
     def close(self) -> None:
         """Stop the container if it runs (teardown)."""

@@ -27,6 +27,7 @@ from itertools import count
 from pathlib import Path
 
 from tests.e2e.netns import Namespace
+from tests.processes import stop_process
 
 __all__ = ["SERVICE_ACCOUNT_DIR", "Bridge", "InCluster", "InClusterCredentials", "pod_argv", "require_socat"]
 
@@ -191,13 +192,7 @@ class Bridge:
     def stop(self) -> None:
         """Stop both processes and remove the socket; idempotent."""
         for process in self._processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(5)
+            stop_process(process, 5)
         self._processes = []
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()

@@ -2,7 +2,8 @@
 
 The app is ``NodeLocalDNSProps(portable=True)``; the API server shows node-cache's args
 unexpanded, so ``verify`` checks what kubelet's expansion needs (Service links on, kube-dns
-older than every node-cache pod) rather than the address itself.
+older than every node-cache pod) rather than the address itself. The pods those checks read
+are the DaemonSet controller's, made ready by kwok on the simulated fleet.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from kubernetes import client as k8s
 
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
+from tests.fleet import fleet_node
 from tests.integration import rest
+from tests.simcluster import SimulatedCluster
 
 PORTABLE_APP = """\
 from constructs_nld import NodeLocalDNSProps
@@ -41,25 +44,6 @@ app.synth()
 
 def run(cluster: ControlPlane, app: Path, *args: str) -> int:
     return main(["--kubeconfig", str(cluster.kubeconfig_path), "--app", f"python {app}", *args])
-
-
-def add_node_and_pod(api: k8s.ApiClient, pod: str) -> None:
-    rest.create(api, "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{pod}"}})
-    rest.patch_status(api, f"/api/v1/nodes/node-{pod}", {"conditions": [{"type": "Ready", "status": "True"}]})
-    rest.create(
-        api,
-        "/api/v1/namespaces/kube-system/pods",
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": pod, "namespace": "kube-system", "labels": {"k8s-app": "node-local-dns"}},
-            "spec": {
-                "nodeName": f"node-{pod}",
-                "automountServiceAccountToken": False,
-                "containers": [{"name": "node-cache", "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8"}],
-            },
-        },
-    )
 
 
 def recreate_kube_dns(api: k8s.ApiClient) -> None:
@@ -114,35 +98,41 @@ def test_deploy_checks_everything_and_substitutes_nothing(
     assert cluster.mutating_requests_since(mark) == []
 
 
+def run_on(sim: SimulatedCluster, app: Path, *args: str) -> int:
+    return main(["--kubeconfig", str(sim.control_plane.kubeconfig_path), "--app", f"python {app}", *args])
+
+
 def test_verify_passes_when_every_pod_is_younger_than_kube_dns(
-    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+    sim: SimulatedCluster, portable_app: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(cluster, portable_app) == 0
-    add_node_and_pod(api_client, "nld-a")
+    sim.add_nodes([fleet_node("cpu", 1), fleet_node("cpu", 2)])
+    assert run_on(sim, portable_app, "--wait", "--progress", "plain") == 0
     capsys.readouterr()
 
-    run(cluster, portable_app, "verify")
+    assert run_on(sim, portable_app, "verify") == 0
 
     out = capsys.readouterr().out
-    kube_dns_ip = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
+    kube_dns = sim.control_plane.fixture_api().get(rest.PATHS["kube-dns"])
+    assert kube_dns is not None
     assert (
-        f"PASS node-cache-intercepts-kube-dns: portable: kubelet gives 1 pod(s) {kube_dns_ip} "
+        f"PASS node-cache-intercepts-kube-dns: portable: kubelet gives 2 pod(s) {kube_dns['spec']['clusterIP']} "
         "as $(KUBE_DNS_SERVICE_HOST)"
     ) in out
 
 
 def test_verify_fails_on_pods_that_predate_kube_dns(
-    cluster: ControlPlane, api_client: k8s.ApiClient, portable_app: Path, capsys: pytest.CaptureFixture[str]
+    sim: SimulatedCluster, portable_app: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(cluster, portable_app) == 0
-    add_node_and_pod(api_client, "nld-old")
-    recreate_kube_dns(api_client)
+    sim.add_nodes([fleet_node("cpu", 1)])
+    assert run_on(sim, portable_app, "--wait", "--progress", "plain") == 0
+    (pod,) = sim.pods("kube-system", {"k8s-app": "node-local-dns"})
+    recreate_kube_dns(sim.control_plane.api_client())
     capsys.readouterr()
 
-    assert run(cluster, portable_app, "verify") == 7
+    assert run_on(sim, portable_app, "verify") == 7
 
     out = capsys.readouterr().out
-    assert "FAIL node-cache-intercepts-kube-dns: 1 pod(s) predate kube-dns: nld-old" in out
+    assert f"FAIL node-cache-intercepts-kube-dns: 1 pod(s) predate kube-dns: {pod['metadata']['name']}" in out
     assert "$(KUBE_DNS_SERVICE_HOST) stays literal" in out
     assert "fix:   kubectl rollout restart ds node-local-dns -n kube-system" in out
 
