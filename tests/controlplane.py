@@ -66,6 +66,8 @@ __all__ = [
     "SERVICE_CLUSTER_IP_RANGES",
     "ControlPlane",
     "is_mutating",
+    "spawn_logged",
+    "wait_started",
 ]
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
@@ -312,6 +314,50 @@ def _wait_for(
         if time.monotonic() >= deadline:
             raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
         time.sleep(interval)
+
+
+def spawn_logged(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    """Start ``args`` with stdout and stderr appended to ``log`` after a header line naming the command."""
+    with log.open("ab") as out:
+        out.write(f"\n=== {time.strftime('%H:%M:%S')} {' '.join(args)}\n".encode())
+        out.flush()
+        return subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            # Own process group: a Ctrl-C aimed at pytest must not kill the control
+            # plane before the fixture's teardown stops it in order.
+            start_new_session=True,
+            # preexec_fn is unsafe only while other threads fork; none do here.
+            preexec_fn=_die_with_parent,  # noqa: PLW1509
+        )
+
+
+def wait_started(
+    proc: subprocess.Popen[bytes],
+    name: str,
+    log: Path,
+    ready: Callable[[], bool],
+    *,
+    timeout: float,
+    stop_timeout: float,
+    interval: float = 0.05,
+) -> None:
+    """Wait until ``ready``; on exit or timeout stop ``proc`` and raise with the end of its log."""
+
+    def tail() -> str:
+        return f"last {_LOG_TAIL_LINES} lines of {log}:\n{_tail(log) or '(empty)'}"
+
+    def alive() -> None:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with code {proc.returncode} during startup; {tail()}")
+
+    try:
+        _wait_for(f"{name} to be ready", ready, timeout=timeout, interval=interval, alive=alive)
+    except TimeoutError as err:
+        _terminate(proc, stop_timeout)
+        raise RuntimeError(f"{err}; {tail()}") from err
 
 
 class ControlPlane:
@@ -734,52 +780,6 @@ class ControlPlane:
             (tmp / file).chmod(0o600)
         self._rest = _Rest(self.server, self._fixture_token, self.ca_path)
 
-    def _spawn(self, args: list[str], log: Path) -> subprocess.Popen[bytes]:
-        with log.open("ab") as out:
-            out.write(f"\n=== {time.strftime('%H:%M:%S')} {' '.join(args)}\n".encode())
-            out.flush()
-            return subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                # Own process group: a Ctrl-C aimed at pytest must not kill the control
-                # plane before the fixture's teardown stops it in order.
-                start_new_session=True,
-                # preexec_fn is unsafe only while other threads fork; none do here.
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
-            )
-
-    def _wait_started(
-        self,
-        proc: subprocess.Popen[bytes],
-        name: str,
-        log: Path,
-        ready: Callable[[], bool],
-        *,
-        interval: float = 0.05,
-    ) -> None:
-        """Wait until `ready`; on exit or timeout stop `proc`, raise with its log."""
-
-        def alive() -> None:
-            if proc.poll() is not None:
-                raise RuntimeError(
-                    f"{name} exited with code {proc.returncode} during startup; "
-                    f"last {_LOG_TAIL_LINES} lines of {log}:\n{_tail(log)}"
-                )
-
-        try:
-            _wait_for(
-                f"{name} to be ready",
-                ready,
-                timeout=self.startup_timeout,
-                interval=interval,
-                alive=alive,
-            )
-        except TimeoutError as err:
-            _terminate(proc, self.stop_timeout)
-            raise RuntimeError(f"{err}; last {_LOG_TAIL_LINES} lines of {log}:\n{_tail(log)}") from err
-
     def _start_etcd(self, binary: Path) -> None:
         tmp = self._require_started()
         log = tmp / "etcd.log"
@@ -787,7 +787,7 @@ class ControlPlane:
             client_port, peer_port = _free_port(), _free_port()
             client_url = f"http://127.0.0.1:{client_port}"
             peer_url = f"http://127.0.0.1:{peer_port}"
-            proc = self._spawn(
+            proc = spawn_logged(
                 [
                     str(binary),
                     f"--name={_ETCD_NAME}",
@@ -806,7 +806,14 @@ class ControlPlane:
             )
             self._etcd, self._etcd_client_port = proc, client_port
             try:
-                self._wait_started(proc, "etcd", log, functools.partial(_etcd_healthy, client_url))
+                wait_started(
+                    proc,
+                    "etcd",
+                    log,
+                    functools.partial(_etcd_healthy, client_url),
+                    timeout=self.startup_timeout,
+                    stop_timeout=self.stop_timeout,
+                )
                 return
             except RuntimeError:
                 if attempt < 2 and "address already in use" in _tail(log):
@@ -818,10 +825,18 @@ class ControlPlane:
         tmp = self._require_started()
         log = tmp / "kube-apiserver.log"
         for attempt in range(3):
-            proc = self._spawn(self._apiserver_args(binary), log)
+            proc = spawn_logged(self._apiserver_args(binary), log)
             self._apiserver = proc
             try:
-                self._wait_started(proc, "kube-apiserver", log, self._readyz_ok, interval=0.1)
+                wait_started(
+                    proc,
+                    "kube-apiserver",
+                    log,
+                    self._readyz_ok,
+                    timeout=self.startup_timeout,
+                    stop_timeout=self.stop_timeout,
+                    interval=0.1,
+                )
                 return
             except RuntimeError:
                 if retry_on_port_clash and attempt < 2 and "address already in use" in _tail(log):

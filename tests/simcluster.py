@@ -39,11 +39,11 @@ import yaml
 from tests.controlplane import (
     REPO_ROOT,
     ControlPlane,
-    _die_with_parent,
     _free_port,
-    _tail,
     _terminate,
     _wait_for,
+    spawn_logged,
+    wait_started,
 )
 from tests.fleet import KWOK_ANNOTATION, NOT_READY_ANNOTATION, FleetNode, node_manifest
 
@@ -81,10 +81,6 @@ client-side rate limiter."""
 StartFate = Literal["ready", "crash-loop", "image-pull-backoff"]
 
 
-def _log_tail(path: Path) -> str:
-    return _tail(path) or "(empty)"
-
-
 class Component:
     """One process of the simulated cluster: its arguments, health check and log; start and stop.
 
@@ -92,11 +88,14 @@ class Component:
     """
 
     binary_name: ClassVar[str]
+    health_over_tls: ClassVar[bool] = True
+    """Whether ``/healthz`` is served over TLS (a self-signed certificate on loopback)."""
 
-    def __init__(self, cache_dir: Path, workdir: Path, *, startup_timeout: float, stop_timeout: float) -> None:
-        """Configure the component; nothing runs until :meth:`start`."""
-        self.binary = cache_dir / "bin" / self.binary_name
-        self.workdir = workdir
+    def __init__(self, control_plane: ControlPlane, *, startup_timeout: float, stop_timeout: float) -> None:
+        """Configure the component against ``control_plane``; nothing runs until :meth:`start`."""
+        self.control_plane = control_plane
+        self.binary = control_plane.cache_dir / "bin" / self.binary_name
+        self.workdir = control_plane.tmp_dir
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
         self.port = 0
@@ -117,8 +116,10 @@ class Component:
         raise NotImplementedError
 
     def healthy(self) -> bool:
-        """True once the process serves what the cluster needs from it."""
-        raise NotImplementedError
+        """``/healthz`` on its port answers ok: the process serves what the cluster needs from it."""
+        if self.health_over_tls:
+            return self._get(f"https://127.0.0.1:{self.port}/healthz", _insecure_tls())
+        return self._get(f"http://127.0.0.1:{self.port}/healthz")
 
     def start(self) -> None:
         """Start the process and wait until :meth:`healthy`; raise with its log if it exits or times out."""
@@ -130,32 +131,15 @@ class Component:
         if self.running:
             return
         self.port = _free_port()
-        args = self.args()
-        with self.log_path.open("ab") as log:
-            log.write(f"\n=== {time.strftime('%H:%M:%S')} {' '.join(args)}\n".encode())
-            log.flush()
-            self._process = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
-            )
-        process = self._process
-
-        def alive() -> None:
-            if process.poll() is not None:
-                raise RuntimeError(
-                    f"{self.binary_name} exited with code {process.returncode} during startup; "
-                    f"last lines of {self.log_path}:\n{_log_tail(self.log_path)}"
-                )
-
-        try:
-            _wait_for(f"{self.binary_name} to be healthy", self.healthy, timeout=self.startup_timeout, alive=alive)
-        except TimeoutError as error:
-            self.stop()
-            raise RuntimeError(f"{error}; last lines of {self.log_path}:\n{_log_tail(self.log_path)}") from error
+        self._process = spawn_logged(self.args(), self.log_path)
+        wait_started(
+            self._process,
+            self.binary_name,
+            self.log_path,
+            self.healthy,
+            timeout=self.startup_timeout,
+            stop_timeout=self.stop_timeout,
+        )
 
     def stop(self) -> None:
         """SIGTERM the process, SIGKILL it after ``stop_timeout``; safe when not running."""
@@ -183,11 +167,6 @@ class ControllerManager(Component):
 
     binary_name = "kube-controller-manager"
 
-    def __init__(self, control_plane: ControlPlane, **kwargs: Any) -> None:
-        """Run against ``control_plane`` as :data:`CONTROLLER_MANAGER_USER`."""
-        super().__init__(control_plane.cache_dir, control_plane.tmp_dir, **kwargs)
-        self.control_plane = control_plane
-
     def args(self) -> list[str]:
         """The command line."""
         kubeconfig = self.control_plane.kubeconfig_for(CONTROLLER_MANAGER_USER)
@@ -210,20 +189,11 @@ class ControllerManager(Component):
             "--v=1",
         ]
 
-    def healthy(self) -> bool:
-        """``/healthz`` answers ok."""
-        return self._get(f"https://127.0.0.1:{self.port}/healthz", _insecure_tls())
-
 
 class Scheduler(Component):
     """kube-scheduler with the default profile, no leader election."""
 
     binary_name = "kube-scheduler"
-
-    def __init__(self, control_plane: ControlPlane, **kwargs: Any) -> None:
-        """Run against ``control_plane`` as :data:`SCHEDULER_USER`."""
-        super().__init__(control_plane.cache_dir, control_plane.tmp_dir, **kwargs)
-        self.control_plane = control_plane
 
     def args(self) -> list[str]:
         """The command line; client rate and leader election live in its config file."""
@@ -249,10 +219,6 @@ class Scheduler(Component):
             f"--cert-dir={self.workdir / 'scheduler-certs'}",
             "--v=1",
         ]
-
-    def healthy(self) -> bool:
-        """``/healthz`` answers ok."""
-        return self._get(f"https://127.0.0.1:{self.port}/healthz", _insecure_tls())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -527,10 +493,12 @@ class Kwok(Component):
 
     binary_name = "kwok"
 
+    health_over_tls = False
+    """kwok serves ``/healthz`` in plain HTTP, and only once its Stage controllers run."""
+
     def __init__(self, control_plane: ControlPlane, **kwargs: Any) -> None:
         """Run against ``control_plane`` as :data:`KWOK_USER`, with no fate set."""
-        super().__init__(control_plane.cache_dir, control_plane.tmp_dir, **kwargs)
-        self.control_plane = control_plane
+        super().__init__(control_plane, **kwargs)
         self.fates: tuple[PodFate, ...] = ()
 
     def args(self) -> list[str]:
@@ -561,10 +529,6 @@ class Kwok(Component):
             # No node leases: their renewals would be most of a 700-node cluster's traffic.
             "--node-lease-duration-seconds=0",
         ]
-
-    def healthy(self) -> bool:
-        """``/healthz`` answers ok: kwok starts its Stage controllers before it serves."""
-        return self._get(f"http://127.0.0.1:{self.port}/healthz")
 
 
 class SimulatedCluster:

@@ -52,6 +52,7 @@ __all__ = [
     "NodeCacheInvocation",
     "RULES_PER_LOCAL_IP",
     "KUBELET_ENV_BINARY",
+    "ContainerProcess",
     "Security",
     "bed_for",
     "cluster_services",
@@ -430,13 +431,80 @@ class NodeCacheExitedError(RuntimeError):
 _instances = count()
 
 
-class NodeCache:
+class ContainerProcess:
+    """A container's process on the test bed's node: each start a new container, as kubelet's restart is.
+
+    Subclasses build the command line; this keeps the process and one log per container,
+    and stops it as kubelet does.
+    """
+
+    what: str = "the container"
+    """How messages name the container."""
+
+    def __init__(self, directory: Path, grace_period: float) -> None:
+        """Containers' logs go to ``directory``; ``grace_period`` is the pod's ``terminationGracePeriodSeconds``."""
+        self.directory = directory
+        self.grace_period = grace_period
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.log_path = self.directory / "container-0.log"
+
+    def _next_start(self) -> int:
+        """Count a new container, the number :meth:`_launch` logs under; the previous one must have ended."""
+        if self.alive():
+            raise RuntimeError(f"{self.what} is still running")
+        self.starts += 1
+        return self.starts
+
+    def _launch(self, argv: list[str], env: Mapping[str, str]) -> None:
+        """Start the container counted last, running ``argv`` with only ``env``."""
+        self.log_path = self.directory / f"container-{self.starts}.log"
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                argv, env=dict(env), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+
+    @property
+    def log(self) -> str:
+        """What the current container printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def alive(self) -> bool:
+        """True while the current container runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self.process is None:
+            raise RuntimeError(f"{self.what} was never started")
+        return self.process
+
+    def wait_exit(self, timeout: float = 20) -> int:
+        """Wait for the container to end by itself; return its exit code."""
+        return self._running().wait(timeout)
+
+    def stop(self) -> int:
+        """Stop as kubelet does: SIGTERM, SIGKILL after the grace period; return the exit code."""
+        return stop_process(self._running(), self.grace_period)
+
+    def kill(self) -> None:
+        """SIGKILL, as the OOM killer or a failed liveness probe's escalation; wait for the end."""
+        kill_and_reap(self._running())
+
+    def close(self) -> None:
+        """Stop the current container if it runs (teardown)."""
+        if self.alive():
+            self.stop()
+
+
+class NodeCache(ContainerProcess):
     """The node-cache pod of the test bed's node: its volumes, and a container that starts, stops and restarts.
 
     Every :meth:`start` is a new container, as kubelet's restart is: fresh container files
     (``-conf``, ``-pidfile``), a new log, the same ConfigMap volumes. Nothing starts until
     :meth:`start`; the test bed stops node-cache at its close, before it deletes the node.
     """
+
+    what = "node-cache"
 
     def __init__(
         self,
@@ -466,14 +534,11 @@ class NodeCache:
         self.pidfile = pidfile
         self.setup_interface = setup_interface
         self.env = dict(self.invocation.env if env is None else env)
-        self.directory = bed.workdir / f"node-cache-{next(_instances)}"
+        super().__init__(bed.workdir / f"node-cache-{next(_instances)}", self.invocation.grace_period)
         self.volumes_dir = self.directory / "volumes"
         for mount, files in self.invocation.volumes.items():
             self.write_config_map(mount, files)
-        self.containers = 0
-        self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
-        self.log_path = self.directory / "container-0.log"
         bed.at_close(self.close)
 
     # ------------------------------------------------------------------- files ---
@@ -515,42 +580,17 @@ class NodeCache:
     @property
     def rendered_corefile_path(self) -> Path:
         """The current container's ``-conf`` file: the Corefile node-cache rendered."""
-        return self._relocate(self.invocation.rendered_corefile_path, self.directory / f"container-{self.containers}")
+        return self._relocate(self.invocation.rendered_corefile_path, self.directory / f"container-{self.starts}")
 
     # ----------------------------------------------------------------- process ---
     def start(self) -> None:
         """Start a new container; the previous one must have ended."""
-        if self.alive():
-            raise RuntimeError("node-cache is still running")
-        self.containers += 1
-        container_dir = self.directory / f"container-{self.containers}"
+        container_dir = self.directory / f"container-{self._next_start()}"
         container_dir.mkdir(parents=True)
-        self.log_path = self.directory / f"container-{self.containers}.log"
         argv = self.argv(container_dir)
-        with self.log_path.open("wb") as log:
-            self.started_at = time.monotonic()
-            # `ip netns exec` execs the command: the Popen pid is node-cache itself.
-            self.process = subprocess.Popen(
-                self.bed.node.argv(*argv),
-                env={"PATH": CONTAINER_PATH, **self.env},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-
-    @property
-    def log(self) -> str:
-        """What the current container printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def alive(self) -> bool:
-        """True while the current container runs."""
-        return self.process is not None and self.process.poll() is None
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self.process is None:
-            raise RuntimeError("node-cache was never started")
-        return self.process
+        self.started_at = time.monotonic()
+        # `ip netns exec` execs the command: the Popen pid is node-cache itself.
+        self._launch(self.bed.node.argv(*argv), {"PATH": CONTAINER_PATH, **self.env})
 
     def _check_alive(self) -> None:
         if not self.alive():
@@ -582,24 +622,7 @@ class NodeCache:
         self.wait_serving(timeout)
         return self.wait_rules(timeout)
 
-    def wait_exit(self, timeout: float = 20) -> int:
-        """Wait for the container to end by itself; return its exit code."""
-        return self._running().wait(timeout)
-
     def signal(self, signum: signal.Signals) -> None:
         """Send ``signum`` to node-cache."""
         self._check_alive()
         self._running().send_signal(signum)
-
-    def stop(self) -> int:
-        """Stop as kubelet does: SIGTERM, SIGKILL after the grace period; return the exit code."""
-        return stop_process(self._running(), self.invocation.grace_period)
-
-    def kill(self) -> None:
-        """SIGKILL, as the OOM killer or a failed liveness probe's escalation; wait for the end."""
-        kill_and_reap(self._running())
-
-    def close(self) -> None:
-        """Stop the current container if it runs (teardown)."""
-        if self.alive():
-            self.stop()

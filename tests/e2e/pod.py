@@ -30,6 +30,7 @@ from constructs_nld import NodeLocalDNSProps
 from tests.e2e.netns import Testbed
 from tests.e2e.nodecache import (
     CONTAINER_PATH,
+    ContainerProcess,
     NodeCache,
     Security,
     config_map_volumes,
@@ -37,7 +38,6 @@ from tests.e2e.nodecache import (
     synthesized_objects,
     write_config_map,
 )
-from tests.processes import kill_and_reap, stop_process
 
 __all__ = ["Backend", "KeeperContainer", "NodeLocalDNSPod", "RuleKeeper", "keeper_container"]
 
@@ -83,14 +83,16 @@ def keeper_container(props: NodeLocalDNSProps) -> KeeperContainer | None:
 _instances = count()
 
 
-class RuleKeeper:
+class RuleKeeper(ContainerProcess):
     """The fallthrough keeper container on the test bed's node: start, stop, kill, its readiness probe."""
+
+    what = "the keeper"
 
     def __init__(self, bed: Testbed, container: KeeperContainer, *, backend: Backend = "nft") -> None:
         """Project the container's ConfigMap volumes; nothing runs until :meth:`start`."""
+        super().__init__(bed.workdir / f"keeper-{next(_instances)}", container.grace_period)
         self.bed = bed
         self.container = container
-        self.directory = bed.workdir / f"keeper-{next(_instances)}"
         self.volumes_dir = self.directory / "volumes"
         for mount, files in container.volumes.items():
             write_config_map(self._relocate(mount), files)
@@ -101,9 +103,6 @@ class RuleKeeper:
             for name in LEGACY_LINKS:
                 (links / name).symlink_to(LEGACY_MULTI)
             self.path = f"{links}:{CONTAINER_PATH}"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        self.log_path = self.directory / "container-0.log"
         bed.at_close(self.close)
 
     def _relocate(self, path: str) -> Path:
@@ -119,32 +118,8 @@ class RuleKeeper:
 
     def start(self) -> None:
         """Start a new container; the previous one must have ended."""
-        if self.alive():
-            raise RuntimeError("the keeper is still running")
-        self.starts += 1
-        self.log_path = self.directory / f"container-{self.starts}.log"
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                self.bed.node.argv(*self.argv(self.container.command)),
-                env={"PATH": self.path},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-
-    @property
-    def log(self) -> str:
-        """What the current container printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def alive(self) -> bool:
-        """True while the current container runs."""
-        return self.process is not None and self.process.poll() is None
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self.process is None:
-            raise RuntimeError("the keeper was never started")
-        return self.process
+        self._next_start()
+        self._launch(self.bed.node.argv(*self.argv(self.container.command)), {"PATH": self.path})
 
     def check(self) -> tuple[bool, str]:
         """Run the readiness probe's command once, as kubelet execs it in the container: (ready, its output)."""
@@ -174,23 +149,6 @@ class RuleKeeper:
     def signal(self, signum: signal.Signals) -> None:
         """Send ``signum`` to the container's process."""
         self._running().send_signal(signum)
-
-    def wait_exit(self, timeout: float = 20) -> int:
-        """Wait for the container to end; return its exit code."""
-        return self._running().wait(timeout)
-
-    def stop(self) -> int:
-        """SIGTERM, SIGKILL after the grace period; return the exit code."""
-        return stop_process(self._running(), self.container.grace_period)
-
-    def kill(self) -> None:
-        """SIGKILL, and wait for the end."""
-        kill_and_reap(self._running())
-
-    def close(self) -> None:
-        """Stop the container if it runs (teardown)."""
-        if self.alive():
-            self.stop()
 
 
 class NodeLocalDNSPod:
