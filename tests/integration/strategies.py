@@ -429,26 +429,34 @@ ALERTS = props(
 
 # --- the props classes ---------------------------------------------------------------------------
 
+# The DaemonSet's props that NodeLocalDNSProps takes under the same names, in the order both draw them.
+_NODE_CACHE_IMAGE_AND_ADDRESSES = {
+    "image": IMAGES,
+    "image_pull_policy": PULL_POLICIES,
+    "local_ip": ADDRESSES,
+    "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+}
+_NODE_CACHE_POD = {
+    "tolerations": TOLERATIONS,
+    "cpu_request": QUANTITIES,
+    "memory_request": QUANTITIES,
+    "limits": LIMITS,
+    "liveness": LIVENESS,
+    "ports": NODE_CACHE_PORTS,
+    "max_unavailable": MAX_UNAVAILABLE,
+    "termination_grace_period_seconds": ints(0, SAFE_INT_MAX),
+}
+
 NODE_LOCAL_DNS_PROPS = props(
     NodeLocalDNSProps,
     {
-        "image": IMAGES,
-        "image_pull_policy": PULL_POLICIES,
-        "local_ip": ADDRESSES,
-        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        **_NODE_CACHE_IMAGE_AND_ADDRESSES,
         "cluster_domain": DOMAINS,
         "namespace": Kind(st.just("kube-system"), st.one_of(NAMES.valid, NAMES.near)),
         "monitoring_namespace": NAMES,
         "labels": LABELS,
         "monitoring_labels": LABELS,
-        "tolerations": TOLERATIONS,
-        "cpu_request": QUANTITIES,
-        "memory_request": QUANTITIES,
-        "limits": LIMITS,
-        "liveness": LIVENESS,
-        "ports": NODE_CACHE_PORTS,
-        "max_unavailable": MAX_UNAVAILABLE,
-        "termination_grace_period_seconds": ints(0, SAFE_INT_MAX),
+        **_NODE_CACHE_POD,
         "cache": CACHE,
         "alerts": ALERTS,
         "scrape_interval": DURATIONS,
@@ -578,19 +586,9 @@ DAEMON_SET_PROPS = props(
         **_IDENTITY,
         "selector": SELECTORS,
         "pod_labels": LABELS,
-        "image": IMAGES,
-        "image_pull_policy": PULL_POLICIES,
-        "local_ip": ADDRESSES,
-        "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
+        **_NODE_CACHE_IMAGE_AND_ADDRESSES,
         "portable": BOOLEANS,
-        "tolerations": TOLERATIONS,
-        "cpu_request": QUANTITIES,
-        "memory_request": QUANTITIES,
-        "limits": LIMITS,
-        "liveness": LIVENESS,
-        "ports": NODE_CACHE_PORTS,
-        "max_unavailable": MAX_UNAVAILABLE,
-        "termination_grace_period_seconds": ints(0, SAFE_INT_MAX),
+        **_NODE_CACHE_POD,
         "priority_class_name": SUBDOMAINS,
         "service_account_name": NAMES,
         "config_map_name": NAMES,
