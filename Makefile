@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup system binaries synth imports lint test fuzz bench clean
+.PHONY: help setup system binaries synth imports readme lint test fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
@@ -22,6 +22,7 @@ help:
 	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
+	@echo "make readme  regenerate the README's tables (props, exit codes) from the code"
 
 setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed
 
@@ -71,6 +72,9 @@ imports: setup
 	$(CDK8S) import
 	$(PY) -m pip install --quiet -e ".[test]"
 
+readme: setup
+	$(PY) tools/readme.py
+
 lint: setup
 	mkdir -p .cache/mypy-path && ln -sfn ../../imports .cache/mypy-path/constructs_nld_imports
 	$(VENV)/bin/ruff check .
@@ -85,6 +89,7 @@ fuzz: setup system binaries
 	$(PY) -m pytest tests/integration/test_oracle.py -p no:cacheprovider --hypothesis-profile=fuzz --hypothesis-show-statistics
 
 bench: setup system binaries
+	$(PY) bench/cli.py
 	$(PY) bench/synth.py
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py

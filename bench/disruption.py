@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
-from constructs_nld.fallthrough import Interception  # noqa: E402
+from constructs_nld.props import Interception  # noqa: E402
 from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
 from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402

@@ -52,8 +52,8 @@ from constructs_nld.deploy import (  # noqa: E402
     verify_uninstalled,
 )
 from constructs_nld.deploy.cli import main as deploy_cli  # noqa: E402
+from constructs_nld.deploy.options import UninstallOptions  # noqa: E402
 from constructs_nld.deploy.source import AppChart  # noqa: E402
-from constructs_nld.deploy.uninstall import UninstallOptions  # noqa: E402
 from tests.controlplane import ADMIN_USER, FIXTURE_USER  # noqa: E402
 from tests.fleet import eks_fleet  # noqa: E402
 from tests.simcluster import SimulatedCluster  # noqa: E402

@@ -2,74 +2,114 @@
 
 ``NodeLocalDNS`` composes the whole component as ordered charts; each object also has a
 construct of its own for reuse in other charts.
+
+The names below are loaded on first use (PEP 562), so ``import constructs_nld`` costs
+nothing: the deploy CLI, which lives in this package, answers ``--help`` without loading
+cdk8s, whose first import starts jsii's Node.js process.
 """
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
-# jsii prints a page-wide banner on every run under Node 20, which it calls end-of-life.
-# Node 20 is what this project's machines run, knowingly: silence that one version's
-# banner here, before jsii starts, and leave every other jsii warning on.
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+from constructs_nld.lazy import lazy_names
 
-from constructs_nld.app import SynthesizedChart, props_from_environment, synthesize  # noqa: E402
-from constructs_nld.corefile import Corefile, Directive, ServerBlock  # noqa: E402
-from constructs_nld.fallthrough import FallthroughRules  # noqa: E402
-from constructs_nld.monitoring import (  # noqa: E402
-    AlertRules,
-    AlertRulesProps,
-    GrafanaDashboard,
-    GrafanaDashboardProps,
-    PodMonitor,
-    PodMonitorProps,
-)
-from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps  # noqa: E402
-from constructs_nld.placeholders import (  # noqa: E402
-    NotDeployableError,
-    check_deployable,
-    find_unresolved_placeholders,
-    is_deployable,
-)
-from constructs_nld.props import CacheSettings, LivenessProbe, Ports, Toleration, default_tolerations  # noqa: E402
-from constructs_nld.rules import AlertRule, AlertSettings, NodeLocalDNSAlerts, RuleGroup  # noqa: E402
-from constructs_nld.services import (  # noqa: E402
-    MetricsService,
-    MetricsServiceProps,
-    UpstreamService,
-    UpstreamServiceProps,
-)
-from constructs_nld.workload import (  # noqa: E402
-    CorefileConfigMap,
-    CorefileConfigMapProps,
-    FallthroughConfigMap,
-    FallthroughConfigMapProps,
-    NodeCacheDaemonSet,
-    NodeCacheDaemonSetProps,
-    ServiceAccount,
-    ServiceAccountProps,
-)
+if TYPE_CHECKING:
+    from constructs_nld.alerts import AlertGroup, AlertRule, AlertSettings, NodeLocalDNSAlerts
+    from constructs_nld.app import SynthesizedChart, props_from_environment, synthesize
+    from constructs_nld.corefile import Corefile, Directive, ServerBlock
+    from constructs_nld.keeper import Keeper
+    from constructs_nld.monitoring import (
+        GrafanaDashboard,
+        GrafanaDashboardProps,
+        PodMonitor,
+        PodMonitorProps,
+        PrometheusRule,
+        PrometheusRuleProps,
+    )
+    from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps
+    from constructs_nld.placeholders import (
+        NotDeployableError,
+        check_deployable,
+        find_unresolved_placeholders,
+        is_deployable,
+    )
+    from constructs_nld.props import CacheSettings, LivenessProbe, Ports, Toleration, default_tolerations
+    from constructs_nld.roles import Role
+    from constructs_nld.services import (
+        MetricsService,
+        MetricsServiceProps,
+        UpstreamService,
+        UpstreamServiceProps,
+    )
+    from constructs_nld.workload import (
+        CorefileConfigMap,
+        CorefileConfigMapProps,
+        KeeperConfigMap,
+        KeeperConfigMapProps,
+        NodeCacheDaemonSet,
+        NodeCacheDaemonSetProps,
+        NodeCacheOptions,
+        ServiceAccount,
+        ServiceAccountProps,
+    )
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "constructs_nld.alerts": ("AlertGroup", "AlertRule", "AlertSettings", "NodeLocalDNSAlerts"),
+    "constructs_nld.app": ("SynthesizedChart", "props_from_environment", "synthesize"),
+    "constructs_nld.corefile": ("Corefile", "Directive", "ServerBlock"),
+    "constructs_nld.keeper": ("Keeper",),
+    "constructs_nld.monitoring": (
+        "GrafanaDashboard",
+        "GrafanaDashboardProps",
+        "PodMonitor",
+        "PodMonitorProps",
+        "PrometheusRule",
+        "PrometheusRuleProps",
+    ),
+    "constructs_nld.nodelocaldns": ("NodeLocalDNS", "NodeLocalDNSProps"),
+    "constructs_nld.placeholders": (
+        "NotDeployableError",
+        "check_deployable",
+        "find_unresolved_placeholders",
+        "is_deployable",
+    ),
+    "constructs_nld.props": ("CacheSettings", "LivenessProbe", "Ports", "Toleration", "default_tolerations"),
+    "constructs_nld.roles": ("Role",),
+    "constructs_nld.services": ("MetricsService", "MetricsServiceProps", "UpstreamService", "UpstreamServiceProps"),
+    "constructs_nld.workload": (
+        "CorefileConfigMap",
+        "CorefileConfigMapProps",
+        "KeeperConfigMap",
+        "KeeperConfigMapProps",
+        "NodeCacheDaemonSet",
+        "NodeCacheDaemonSetProps",
+        "NodeCacheOptions",
+        "ServiceAccount",
+        "ServiceAccountProps",
+    ),
+}
 
 __all__ = [
+    "AlertGroup",
     "AlertRule",
-    "AlertRules",
-    "AlertRulesProps",
     "AlertSettings",
     "CacheSettings",
     "Corefile",
     "CorefileConfigMap",
     "CorefileConfigMapProps",
     "Directive",
-    "FallthroughConfigMap",
-    "FallthroughConfigMapProps",
-    "FallthroughRules",
     "GrafanaDashboard",
     "GrafanaDashboardProps",
+    "Keeper",
+    "KeeperConfigMap",
+    "KeeperConfigMapProps",
     "LivenessProbe",
     "MetricsService",
     "MetricsServiceProps",
     "NodeCacheDaemonSet",
     "NodeCacheDaemonSetProps",
+    "NodeCacheOptions",
     "NodeLocalDNS",
     "NodeLocalDNSAlerts",
     "NodeLocalDNSProps",
@@ -77,7 +117,9 @@ __all__ = [
     "PodMonitor",
     "PodMonitorProps",
     "Ports",
-    "RuleGroup",
+    "PrometheusRule",
+    "PrometheusRuleProps",
+    "Role",
     "ServerBlock",
     "ServiceAccount",
     "ServiceAccountProps",
@@ -92,3 +134,6 @@ __all__ = [
     "props_from_environment",
     "synthesize",
 ]
+
+
+__getattr__, __dir__ = lazy_names("constructs_nld", _HOMES, globals())

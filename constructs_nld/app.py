@@ -25,10 +25,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-import cdk8s
-
-from constructs_nld.nodelocaldns import ChartRole, NodeLocalDNS, NodeLocalDNSProps
+from constructs_nld.defaults import CLUSTER_IP_ENV
+from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
+from constructs_nld.roles import Phase
+from constructs_nld.runtime import cdk8s
 
 __all__ = [
     "APP_ID",
@@ -40,9 +41,6 @@ __all__ = [
     "props_from_environment",
     "synthesize",
 ]
-
-CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
-"""Environment variable holding the live kube-dns ClusterIP for ``cdk8s synth``."""
 
 PREVIEW_DIR: Final = Path("dist")
 """The committed, reviewed preview."""
@@ -56,9 +54,9 @@ APP_ID: Final = "nodelocaldns"
 
 @dataclass(frozen=True)
 class SynthesizedChart:
-    """One chart's objects, as plain manifests, with its role in the apply order."""
+    """One chart's objects, as plain manifests, with its phase in the apply order."""
 
-    role: ChartRole
+    phase: Phase
     """``services``, ``workload`` or ``monitoring``."""
 
     objects: tuple[dict[str, Any], ...]
@@ -86,7 +84,7 @@ def synthesize(props: NodeLocalDNSProps) -> tuple[SynthesizedChart, ...]:
     """Synthesize the component in memory, charts in apply order; nothing is written."""
     app = cdk8s.App()
     component = NodeLocalDNS(app, APP_ID, props)
-    return tuple(SynthesizedChart(role, tuple(chart.to_json())) for role, chart in component.charts)
+    return tuple(SynthesizedChart(phase, tuple(chart.to_json())) for phase, chart in component.charts)
 
 
 def _replace_directory(source: Path, target: Path) -> None:

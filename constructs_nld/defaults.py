@@ -12,12 +12,15 @@ from typing import Final, Literal
 __all__ = [
     "ALERTS_NAMESPACE",
     "ALERT_ROUTING_LABELS",
+    "APPLYSET_NAME",
+    "APP_NAME",
     "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
     "CLUSTER_DOMAIN",
     "CLUSTER_DOMAIN_CACHE_DENIAL",
     "CLUSTER_DOMAIN_CACHE_SUCCESS",
+    "CLUSTER_IP_ENV",
     "CONFIG_MAP_NAME",
     "CONTAINER_NAME",
     "COREFILE_BASE_MOUNT",
@@ -31,25 +34,26 @@ __all__ = [
     "DASHBOARD_UID",
     "DEGRADED_ALERT_FOR",
     "DEGRADED_ALERT_SEVERITY",
+    "DEPLOY_TIMEOUT",
     "DNS_PORT",
     "DNS_TCP_PORT_NAME",
     "DNS_UDP_PORT_NAME",
-    "FALLTHROUGH_CONFIG_MAP_NAME",
-    "FALLTHROUGH_CONTAINER_NAME",
-    "FALLTHROUGH_CPU_REQUEST",
-    "FALLTHROUGH_MEMORY_REQUEST",
-    "FALLTHROUGH_MOUNT",
-    "FALLTHROUGH_READINESS_PERIOD_SECONDS",
-    "FALLTHROUGH_READINESS_TIMEOUT_SECONDS",
-    "FALLTHROUGH_RESYNC_SECONDS",
-    "FALLTHROUGH_RULES_KEY",
-    "FALLTHROUGH_SCRIPT_KEY",
     "HEALTH_PORT",
     "IMAGE",
     "IMAGE_PULL_POLICY",
     "INTERCEPTION",
     "IPTABLES_WAIT_SECONDS",
     "KEEPER_CAPABILITIES",
+    "KEEPER_CONFIG_MAP_NAME",
+    "KEEPER_CONTAINER_NAME",
+    "KEEPER_CPU_REQUEST",
+    "KEEPER_MEMORY_REQUEST",
+    "KEEPER_MOUNT",
+    "KEEPER_READINESS_PERIOD_SECONDS",
+    "KEEPER_READINESS_TIMEOUT_SECONDS",
+    "KEEPER_RESYNC_SECONDS",
+    "KEEPER_RULES_KEY",
+    "KEEPER_SCRIPT_KEY",
     "KUBE_DNS_CONFIG_MAP_NAME",
     "KUBE_DNS_CONFIG_MOUNT",
     "KUBE_DNS_SELECTOR",
@@ -70,11 +74,14 @@ __all__ = [
     "NODE_CACHE_APP_LABEL",
     "NODE_CACHE_CAPABILITIES",
     "NODE_CACHE_CAPABILITIES_WITHOUT_RULES",
+    "NODE_CACHE_HEALTH_PORT_FLAG",
+    "NODE_CACHE_METRICS_PORT_FLAG",
     "OTHER_ZONES_CACHE_TTL",
     "PID_FILE",
     "POD_MONITOR_NAME",
     "PRIORITY_CLASS_NAME",
     "PRIVILEGED",
+    "PROGRESS_MODES",
     "PROMETHEUS_RULE_NAME",
     "RENDERED_COREFILE",
     "RESTARTING_ALERT_FOR",
@@ -84,6 +91,10 @@ __all__ = [
     "SETUP_ERRORS_ALERT_FOR",
     "SETUP_ERRORS_ALERT_SEVERITY",
     "SHELL",
+    "SOAK_BASELINE_WINDOW",
+    "SOAK_MIN_QPS_DROP",
+    "SOAK_WINDOW",
+    "STALL_AFTER",
     "TARGET_DOWN_ALERT_FOR",
     "TARGET_DOWN_ALERT_SEVERITY",
     "TERMINATION_GRACE_PERIOD_SECONDS",
@@ -92,11 +103,19 @@ __all__ = [
     "XTABLES_LOCK_PATH",
 ]
 
+# --- how the address reaches a synth -----------------------------------------------------
+CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
+"""Environment variable holding the live kube-dns ClusterIP for ``cdk8s synth`` (``deploy.py`` sets it)."""
+
 # --- where things live ------------------------------------------------------------------
 NAMESPACE: Final = "kube-system"
 ALERTS_NAMESPACE: Final = "monitoring"
 
 # --- object names (public API: deploy and verify look them up by these names) ------------
+APP_NAME: Final = "node-local-dns"
+"""The application's name: ``app.kubernetes.io/name`` of every object of ours (constructs_nld.roles)."""
+APPLYSET_NAME: Final = "node-local-dns-applyset"
+"""The ApplySet parent ConfigMap, in the DaemonSet's namespace, that tracks what a deploy applied (KEP-3659)."""
 DAEMON_SET_NAME: Final = "node-local-dns"
 CONFIG_MAP_NAME: Final = "node-local-dns"
 SERVICE_ACCOUNT_NAME: Final = "node-local-dns"
@@ -123,6 +142,10 @@ DNS_PORT: Final = 53
 HEALTH_PORT: Final = 8080
 METRICS_PORT: Final = 9253
 BINARY_METRICS_PORT: Final = 9353
+NODE_CACHE_HEALTH_PORT_FLAG: Final = 8080
+"""node-cache's own ``-health-port`` default: the DaemonSet passes the flag only for another port."""
+NODE_CACHE_METRICS_PORT_FLAG: Final = 9353
+"""The port of node-cache's own ``-metrics-listen-address`` default (``0.0.0.0:9353``, both families)."""
 DNS_UDP_PORT_NAME: Final = "dns"
 DNS_TCP_PORT_NAME: Final = "dns-tcp"
 METRICS_PORT_NAME: Final = "metrics"
@@ -157,20 +180,20 @@ NODE_CACHE_CAPABILITIES_WITHOUT_RULES: Final = ("NET_ADMIN", "NET_BIND_SERVICE")
 KEEPER_CAPABILITIES: Final = ("NET_ADMIN", "NET_RAW")
 """What the fallthrough keeper needs: ip6tables on either backend."""
 
-# --- the fallthrough interception mode (constructs_nld.fallthrough) -------------------------
-INTERCEPTION: Final[Literal["node-cache", "fallthrough"]] = "node-cache"
+# --- the fallthrough interception mode and its keeper (constructs_nld.keeper) ----------------
+INTERCEPTION: Final = "node-cache"
 """The spec's: node-cache writes its own unconditional NOTRACK rules."""
-FALLTHROUGH_CONTAINER_NAME: Final = "fallthrough-rules"
-FALLTHROUGH_CONFIG_MAP_NAME: Final = "node-local-dns-fallthrough"
-FALLTHROUGH_MOUNT: Final = "/etc/nodelocaldns-fallthrough"
-FALLTHROUGH_SCRIPT_KEY: Final = "keeper.sh"
-FALLTHROUGH_RULES_KEY: Final = "rules"
-FALLTHROUGH_RESYNC_SECONDS: Final = 60
-"""How often the keeper re-asserts its rules: node-cache's own ``-syncinterval`` default."""
-FALLTHROUGH_CPU_REQUEST: Final = "5m"
-FALLTHROUGH_MEMORY_REQUEST: Final = "20Mi"
-FALLTHROUGH_READINESS_PERIOD_SECONDS: Final = 15
-FALLTHROUGH_READINESS_TIMEOUT_SECONDS: Final = 10
+KEEPER_CONTAINER_NAME: Final = "keeper"
+KEEPER_CONFIG_MAP_NAME: Final = "node-local-dns-keeper"
+KEEPER_MOUNT: Final = "/etc/nodelocaldns-keeper"
+KEEPER_SCRIPT_KEY: Final = "keeper.sh"
+KEEPER_RULES_KEY: Final = "rules"
+KEEPER_RESYNC_SECONDS: Final = 60
+"""How often the fallthrough keeper re-asserts its rules: node-cache's own ``-syncinterval`` default."""
+KEEPER_CPU_REQUEST: Final = "5m"
+KEEPER_MEMORY_REQUEST: Final = "20Mi"
+KEEPER_READINESS_PERIOD_SECONDS: Final = 15
+KEEPER_READINESS_TIMEOUT_SECONDS: Final = 10
 """Longer than the probe's ip6tables calls may wait for the xtables lock (``-w 5``)."""
 IPTABLES_WAIT_SECONDS: Final = 5
 """``ip6tables -w``: how long to wait for the xtables lock, as node-cache's own calls do."""
@@ -207,6 +230,22 @@ TARGET_DOWN_ALERT_FOR: Final = "10m"
 TARGET_DOWN_ALERT_SEVERITY: Final = "warning"
 ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
 """Labels production's alerts carry beside ``severity``, for Alertmanager routing."""
+
+# --- the deploy CLI (constructs_nld.deploy) ------------------------------------------------
+DEPLOY_TIMEOUT: Final = 30.0
+"""Seconds per API request, for kube-dns-upstream's ClusterIP, and for the restart under conflicts."""
+STALL_AFTER: Final = 300.0
+"""Seconds without progress after which a rollout (or an uninstall's wait) counts as stalled: several
+times what a batch takes when a cold node lazily pulls the image through the registry cache (30-60 s,
+see the spec)."""
+PROGRESS_MODES: Final = ("plain", "tty", "auto")
+"""How ``--wait`` shows the rollout: a line per change, one redrawn line, or the one that suits the output."""
+SOAK_WINDOW: Final = "3d"
+"""The spec's minimum soak."""
+SOAK_BASELINE_WINDOW: Final = "1d"
+"""How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
+SOAK_MIN_QPS_DROP: Final = 0.5
+"""The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
 
 # --- Grafana dashboard (not in the spec: issue 10) ----------------------------------------
 DASHBOARD_NAME: Final = "nodelocaldns-dashboard"

@@ -18,16 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
-from cdk8s_plus_28 import k8s
-
 from constructs_nld import defaults
+from constructs_nld.roles import RESERVED_LABEL_PREFIXES
 
 __all__ = [
     "INT32_MAX",
     "SAFE_INT_MAX",
     "CacheSettings",
-    "ObjectProps",
+    "Interception",
     "LivenessProbe",
+    "ObjectProps",
     "Ports",
     "Toleration",
     "canonical_ipv6",
@@ -43,13 +43,16 @@ __all__ = [
     "check_selector",
     "check_tolerations",
     "check_types",
+    "check_unreserved",
     "default_tolerations",
-    "empty_mapping",
     "managed_by_labels",
     "props_or_defaults",
 ]
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+Interception = Literal["node-cache", "fallthrough"]
+"""Who diverts the pods' queries to node-cache: node-cache's own rules (the spec's), or the fallthrough keeper's."""
 
 INT32_MAX: Final = 2**31 - 1
 """Largest value of a Kubernetes ``int32`` field (probe timings, ports, ``maxUnavailable``)."""
@@ -108,6 +111,8 @@ def check_types(props: object, prefix: str = "") -> None:
     """
     hints = _type_hints(type(props))
     for field in dataclasses.fields(props):  # type: ignore[arg-type]
+        if not field.init:
+            continue
         value = getattr(props, field.name)
         hint = hints[field.name]
         if not _matches(value, hint):
@@ -462,11 +467,6 @@ def managed_by_labels() -> dict[str, str]:
     return dict(defaults.MANAGED_BY_LABEL)
 
 
-def empty_mapping() -> dict[str, str]:
-    """An empty mapping, for props whose default is 'none'."""
-    return {}
-
-
 @dataclass(frozen=True, kw_only=True)
 class ObjectProps:
     """Identity of one Kubernetes object: name, namespace and labels.
@@ -482,7 +482,7 @@ class ObjectProps:
     """``metadata.namespace``."""
 
     labels: Mapping[str, str]
-    """``metadata.labels``, complete: nothing else is added."""
+    """``metadata.labels``; the construct adds only its role labels (:mod:`constructs_nld.roles`)."""
 
     def __post_init__(self) -> None:
         """Check the type of every field (of the subclass too), then the name, the namespace and the labels."""
@@ -490,10 +490,23 @@ class ObjectProps:
         check_dns_name("name", self.name)
         check_dns_name("namespace", self.namespace)
         check_labels("labels", self.labels)
+        check_unreserved("labels", self.labels)
 
-    def object_meta(self) -> k8s.ObjectMeta:
-        """The typed ``metadata`` of the object."""
-        return k8s.ObjectMeta(name=self.name, namespace=self.namespace, labels=dict(self.labels))
+
+def check_unreserved(prop: str, labels: Mapping[str, str]) -> None:
+    """Raise when ``labels`` sets a key the constructs or the deploy write themselves.
+
+    The role labels say what each object is, and the deploy and ``verify`` find the
+    component by them; the ApplySet label says which deploy applied it. A value given here
+    would be overwritten, or, worse, make an object claim another's role.
+    """
+    for key in labels:
+        if key.startswith(RESERVED_LABEL_PREFIXES):
+            raise ValueError(
+                f"{prop}: must not set {key!r}, got {key}={labels[key]!r} (each construct labels its object with "
+                "its role, app.kubernetes.io/name and app.kubernetes.io/component, which deploy and verify read; "
+                "the deploy writes the applyset.kubernetes.io labels)"
+            )
 
 
 _Props = TypeVar("_Props")

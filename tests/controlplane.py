@@ -634,7 +634,8 @@ class ControlPlane:
         Deletes, and waits until gone: objects labelled :data:`MANAGED_BY_SELECTOR` in
         kube-system (Services, ConfigMaps, ServiceAccounts, DaemonSets), Service
         ``kube-system/kube-dns-upstream`` whatever its labels, every Pod in kube-system,
-        every Node, every PodMonitor and PrometheusRule in ``monitoring``. Recreates
+        every Node, every PodMonitor and PrometheusRule in ``monitoring``, the deploy's ApplySet
+        parent. Recreates
         ``kube-system/kube-dns`` (IPv6 SingleStack) if it is missing or drifted, and the
         ``monitoring`` namespace and ``default`` ServiceAccounts if missing.
         """
@@ -647,6 +648,11 @@ class ControlPlane:
             "/api/v1/namespaces/kube-system/services",
             field_selector="metadata.name=kube-dns-upstream",
         )
+        # The deploy's ApplySet parent (it carries the set's id, not the app's labels), and what
+        # a test's app put in the set beside NodeLocal DNS.
+        for namespace in ("kube-system", "monitoring"):
+            for selector in ("applyset.kubernetes.io/id", "applyset.kubernetes.io/part-of"):
+                self._delete_collection(f"/api/v1/namespaces/{namespace}/configmaps", label_selector=selector)
         self._delete_collection("/api/v1/namespaces/kube-system/pods")
         self._delete_collection("/api/v1/nodes")
         for plural in MONITORING_PLURALS:

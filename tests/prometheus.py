@@ -17,10 +17,12 @@ how to get it; nothing is skipped.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -184,10 +186,16 @@ class Prometheus:
             time.sleep(interval)
         return time.monotonic() - began
 
+    def alerts(self) -> list[dict[str, Any]]:
+        """Active alerts (pending and firing), as ``/api/v1/alerts`` lists them."""
+        with urllib.request.urlopen(f"{self.api.url}/api/v1/alerts", timeout=30) as response:  # noqa: S310 (loopback)
+            body = json.loads(response.read())
+        return list(body["data"]["alerts"])
+
     def firing(self) -> dict[str, list[dict[str, str]]]:
         """Firing alerts by name: each one's labels."""
         alerts: dict[str, list[dict[str, str]]] = {}
-        for alert in self.api.alerts():
+        for alert in self.alerts():
             if alert["state"] == "firing":
                 alerts.setdefault(alert["labels"]["alertname"], []).append(dict(alert["labels"]))
         return alerts

@@ -1,22 +1,50 @@
 """Cluster operations on the user's cdk8s app: deploy (and follow the rollout), verify, soak, uninstall.
 
 Separate from synthesis: it runs the app as ``cdk8s synth`` does (:mod:`.source`), finds
-NodeLocal DNS in it (:mod:`.component`), and talks to the cluster through a small client
-(:mod:`.kube`); ``soak`` asks Prometheus instead (:mod:`.promapi`).
+NodeLocal DNS in it by its labels (:mod:`.component`), and talks to the cluster through a
+small client (:mod:`.kube`); ``soak`` asks Prometheus instead (:mod:`.promapi`). Each
+command is a module of :mod:`.commands`, and none imports another.
+
+The names below load on first use (PEP 562), so the CLI in this package starts without
+the kubernetes client.
 """
 
 from __future__ import annotations
 
-from constructs_nld.deploy.component import Component, locate
-from constructs_nld.deploy.deployer import DeployOptions, DeployReport, ObjectResult, deploy
-from constructs_nld.deploy.errors import DeployError, ExitCode
-from constructs_nld.deploy.kube import FIELD_MANAGER, KubeClient, ObjectRef, load_client
-from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
-from constructs_nld.deploy.rollout import RolloutReport, RolloutStatus
-from constructs_nld.deploy.soak import SoakOptions, SoakReport, format_report, soak, soak_app
-from constructs_nld.deploy.source import AppChart, AppCommand, AppSource, props_source
-from constructs_nld.deploy.uninstall import UninstallOptions, UninstallReport, uninstall
-from constructs_nld.deploy.verify import CheckResult, format_result, verify, verify_uninstalled
+from typing import TYPE_CHECKING
+
+from constructs_nld.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from constructs_nld.deploy.checks import CheckResult, format_result
+    from constructs_nld.deploy.commands.deploy import DeployReport, ObjectResult, deploy
+    from constructs_nld.deploy.commands.soak import SoakReport, format_report, soak, soak_app
+    from constructs_nld.deploy.commands.uninstall import UninstallReport, uninstall
+    from constructs_nld.deploy.commands.verify import verify, verify_uninstalled
+    from constructs_nld.deploy.component import Component, locate
+    from constructs_nld.deploy.errors import DeployError
+    from constructs_nld.deploy.exitcodes import ExitCode
+    from constructs_nld.deploy.kube import FIELD_MANAGER, KubeClient, ObjectRef, load_client
+    from constructs_nld.deploy.options import DeployOptions, SoakOptions, UninstallOptions
+    from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
+    from constructs_nld.deploy.rollout import RolloutReport, RolloutStatus
+    from constructs_nld.deploy.source import AppChart, AppCommand, AppSource, props_source
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "constructs_nld.deploy.checks": ("CheckResult", "format_result"),
+    "constructs_nld.deploy.commands.deploy": ("DeployReport", "ObjectResult", "deploy"),
+    "constructs_nld.deploy.commands.soak": ("SoakReport", "format_report", "soak", "soak_app"),
+    "constructs_nld.deploy.commands.uninstall": ("UninstallReport", "uninstall"),
+    "constructs_nld.deploy.commands.verify": ("verify", "verify_uninstalled"),
+    "constructs_nld.deploy.component": ("Component", "locate"),
+    "constructs_nld.deploy.errors": ("DeployError",),
+    "constructs_nld.deploy.exitcodes": ("ExitCode",),
+    "constructs_nld.deploy.kube": ("FIELD_MANAGER", "KubeClient", "ObjectRef", "load_client"),
+    "constructs_nld.deploy.options": ("DeployOptions", "SoakOptions", "UninstallOptions"),
+    "constructs_nld.deploy.promapi": ("PrometheusAPI", "PrometheusError"),
+    "constructs_nld.deploy.rollout": ("RolloutReport", "RolloutStatus"),
+    "constructs_nld.deploy.source": ("AppChart", "AppCommand", "AppSource", "props_source"),
+}
 
 __all__ = [
     "FIELD_MANAGER",
@@ -52,3 +80,6 @@ __all__ = [
     "verify",
     "verify_uninstalled",
 ]
+
+
+__getattr__, __dir__ = lazy_names("constructs_nld.deploy", _HOMES, globals())

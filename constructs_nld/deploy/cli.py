@@ -1,88 +1,47 @@
 """``python deploy.py [deploy|verify|uninstall|soak]``: argument parsing and exit codes around the commands.
 
 Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
-command ``cdk8s synth`` runs — or the one ``--app`` names: :func:`deploy`, :func:`verify`
-(and :func:`verify_uninstalled`), :func:`uninstall`, and :func:`soak_app` (which asks
-Prometheus, not the cluster).
+command ``cdk8s synth`` runs — or the one ``--app`` names (:mod:`constructs_nld.deploy.commands`).
+
+This module imports only what parsing needs: ``--help`` and a bad argument answer at once,
+and the kubernetes client and the commands load only when one runs. No command starts jsii
+here: the app runs in a process of its own, the one synth.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
-from kubernetes.client.exceptions import ApiException
-
-from constructs_nld.deploy.deployer import DeployOptions, deploy
-from constructs_nld.deploy.errors import DeployError, ExitCode
-from constructs_nld.deploy.kube import load_client
-from constructs_nld.deploy.progress import PROGRESS_MODES, make_progress
-from constructs_nld.deploy.promapi import PrometheusAPI
-from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER
-from constructs_nld.deploy.soak import (
-    DEFAULT_BASELINE_WINDOW,
-    DEFAULT_WINDOW,
-    MIN_QPS_DROP,
-    SoakOptions,
-    duration_seconds,
-    format_report,
-    soak_app,
+from constructs_nld.defaults import (
+    DEPLOY_TIMEOUT,
+    PROGRESS_MODES,
+    SOAK_BASELINE_WINDOW,
+    SOAK_MIN_QPS_DROP,
+    SOAK_WINDOW,
+    STALL_AFTER,
 )
-from constructs_nld.deploy.source import AppCommand
-from constructs_nld.deploy.uninstall import UninstallOptions, uninstall
-from constructs_nld.deploy.verify import format_result, verify, verify_uninstalled
+from constructs_nld.deploy.exitcodes import COMMANDS, ExitCode, epilog
+from constructs_nld.durations import duration_seconds
+
+if TYPE_CHECKING:
+    from kubernetes.client.exceptions import ApiException
+
+    from constructs_nld.deploy.source import AppCommand
 
 __all__ = ["main", "parser"]
 
-_VERIFY_EPILOG = """exit codes:
-  0  every check passed (--uninstalled: nothing of NodeLocal DNS is left)
-  1  the API server refused a request or could not be reached
-  2  bad arguments, kubeconfig or app
-  7  a check failed (each failure prints its cause and fix)
-"""
-
-_UNINSTALL_EPILOG = """exit codes:
-  0  uninstalled, or nothing was installed
-  1  the API server refused a request or could not be reached
-  2  bad arguments, kubeconfig or app (nothing deleted)
-  3  kube-dns-upstream exists with a foreign selector (nothing deleted)
-  10 the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to continue)
-"""
-
-_SOAK_EPILOG = f"""signals (the spec's soak gate), over the window ending now:
+_SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
   node-cache setup errors   coredns_nodecache_setup_errors_total flat at 0
   DaemonSet unavailable     0 outside rollouts, and at least one rollout in the window
-  cluster CoreDNS QPS       at least {MIN_QPS_DROP:.0%} below its rate before node-cache's first scrape
+  cluster CoreDNS QPS       at least {SOAK_MIN_QPS_DROP:.0%} below its rate before node-cache's first scrape
   node-cache restarts       kube_pod_container_status_restarts_total flat
 
-exit codes:
-  0  PASS: every signal passed
-  1  Prometheus refused a query or could not be reached
-  2  bad arguments or app
-  8  FAIL: a signal failed
-  9  NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window lacks a rollout)
 """
 
-_EPILOG = """exit codes:
-  0  done (verify: every check passed)
-  1  the API server refused a request or could not be reached
-  2  bad arguments, kubeconfig, app or props, or output still holding a placeholder (nothing applied)
-  3  kube-dns-upstream exists with a foreign selector (nothing applied)
-  4  kube-dns missing, or its ClusterIP not a usable IPv6 address (nothing applied)
-  5  monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)
-  6  kube-dns-upstream got no ClusterIP within --timeout
-  7  verify found a failure
-  8  soak: a signal failed
-  9  soak: not enough data
-  10 --wait: the rollout made no progress for --stall-after seconds (the message says how to roll back);
-     uninstall: the node-cache pods did not go away
-"""
-
-COMMANDS: Final = ("deploy", "verify", "uninstall", "soak")
 _COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
 
 
@@ -118,7 +77,7 @@ def _stall_after(command: argparse.ArgumentParser, what: str) -> None:
         type=_timeout,
         default=None,
         metavar="S",
-        help=f"stop when {what} for S seconds (default: {DEFAULT_STALL_AFTER:g})",
+        help=f"stop when {what} for S seconds (default: {STALL_AFTER:g})",
     )
 
 
@@ -140,7 +99,7 @@ def _rate(text: str) -> float:
 
 
 def _common(*, suppress: bool) -> _Parser:
-    """The options both commands take; ``suppress`` keeps a subcommand from resetting them."""
+    """The options every cluster command takes; ``suppress`` keeps a subcommand from resetting them."""
     common = _Parser(add_help=False)
     default = argparse.SUPPRESS if suppress else None
     common.add_argument(
@@ -155,11 +114,24 @@ def _common(*, suppress: bool) -> _Parser:
     common.add_argument(
         "--timeout",
         type=_timeout,
-        default=argparse.SUPPRESS if suppress else 30.0,
+        default=argparse.SUPPRESS if suppress else DEPLOY_TIMEOUT,
         help="seconds to wait for kube-dns-upstream's ClusterIP, per API request, and for the restart "
-        "while the DaemonSet's status keeps changing (default: 30)",
+        f"while the DaemonSet's status keeps changing (default: {DEPLOY_TIMEOUT:g})",
     )
     return common
+
+
+def _subcommand(
+    commands: argparse._SubParsersAction[_Parser], name: str, help_text: str, description: str, *, cluster: bool = True
+) -> _Parser:
+    return commands.add_parser(
+        name,
+        parents=[_common(suppress=True)] if cluster else [],
+        help=help_text,
+        description=description,
+        epilog=(_SOAK_SIGNALS if name == "soak" else "") + epilog(name),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -167,27 +139,27 @@ def parser() -> argparse.ArgumentParser:
     cli = _Parser(
         prog="deploy.py",
         description="Deploy the cdk8s app's NodeLocal DNSCache in apply order, or verify a live install.",
-        epilog=_EPILOG,
+        epilog=epilog("deploy") + "verify, uninstall, soak: their exit codes are in deploy.py COMMAND --help\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common(suppress=False)],
     )
     commands = cli.add_subparsers(
         dest="command",
-        metavar="{deploy,verify,uninstall,soak}",
+        metavar="{" + ",".join(COMMANDS) + "}",
         help="deploy (default), verify, uninstall or soak",
         parser_class=_Parser,
     )
-    deploy_cli = commands.add_parser(
+    deploy_cli = _subcommand(
+        commands,
         "deploy",
-        parents=[_common(suppress=True)],
-        help="apply the app's charts in order (the default)",
-        description="Apply the app's charts in order with the spec's rules.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "apply the app's charts in order (the default)",
+        "Apply the app's charts in order with the spec's rules; prune what the app no longer defines.",
     )
     mode = deploy_cli.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
-    mode.add_argument("--diff", action="store_true", help="show what would change per object; apply nothing")
+    mode.add_argument(
+        "--diff", action="store_true", help="show what would change (and be pruned) per object; apply nothing"
+    )
     mode.add_argument(
         "--wait",
         action="store_true",
@@ -202,54 +174,50 @@ def parser() -> argparse.ArgumentParser:
         "--progress",
         type=_progress,
         default=None,
-        metavar="{plain,tty,auto}",
+        metavar="{" + ",".join(PROGRESS_MODES) + "}",
         help="with --wait: 'tty' redraws one line, 'plain' logs a line per change (CI), "
         "'auto' is tty on a terminal (default: auto)",
     )
     _stall_after(deploy_cli, "--wait sees no pod become updated and available")
-    verify_cli = commands.add_parser(
+    verify_cli = _subcommand(
+        commands,
         "verify",
-        parents=[_common(suppress=True)],
-        help="check a live install against the app",
-        description="Check a live install for every failure mode of the spec, against the app's configuration.",
-        epilog=_VERIFY_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check a live install against the app",
+        "Check a live install for every failure mode of the spec, against the app's configuration.",
     )
     verify_cli.add_argument(
         "--uninstalled",
         action="store_true",
         help="check instead that an uninstall is complete: no object of the app's NodeLocal DNS, no node-cache pod",
     )
-    uninstall_cli = commands.add_parser(
+    uninstall_cli = _subcommand(
+        commands,
         "uninstall",
-        parents=[_common(suppress=True)],
-        help="remove the app's NodeLocal DNS: the DaemonSet and its pods first, then the rest",
-        description="Remove the app's NodeLocal DNS objects in the order that keeps every node's DNS working: "
+        "remove the app's NodeLocal DNS: the DaemonSet and its pods first, then the rest",
+        "Remove the app's NodeLocal DNS objects in the order that keeps every node's DNS working: "
         "the DaemonSet, then (once its pods are gone) the rest.",
-        epilog=_UNINSTALL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _stall_after(uninstall_cli, "no node-cache pod goes away")
-    soak_cli = commands.add_parser(
+    soak_cli = _subcommand(
+        commands,
         "soak",
-        help="judge the spec's soak gate from Prometheus",
-        description="Judge the spec's soak gate: the four signals of the app's NodeLocal DNS, from Prometheus.",
-        epilog=_SOAK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "judge the spec's soak gate from Prometheus",
+        "Judge the spec's soak gate: the four signals of the app's NodeLocal DNS, from Prometheus.",
+        cluster=False,
     )
     soak_cli.add_argument("--prometheus", required=True, metavar="URL", help="Prometheus, e.g. http://prometheus:9090")
     soak_cli.add_argument(
         "--window",
         type=_duration,
-        default=DEFAULT_WINDOW,
-        help=f"history judged, ending now (default: {DEFAULT_WINDOW})",
+        default=SOAK_WINDOW,
+        help=f"history judged, ending now (default: {SOAK_WINDOW})",
     )
     soak_cli.add_argument(
         "--baseline-window",
         type=_duration,
-        default=DEFAULT_BASELINE_WINDOW,
+        default=SOAK_BASELINE_WINDOW,
         help=f"CoreDNS baseline: the rate over this much time before node-cache's first scrape "
-        f"(default: {DEFAULT_BASELINE_WINDOW})",
+        f"(default: {SOAK_BASELINE_WINDOW})",
     )
     soak_cli.add_argument(
         "--baseline-qps",
@@ -265,7 +233,10 @@ def parser() -> argparse.ArgumentParser:
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
     soak_cli.add_argument(
-        "--timeout", type=_timeout, default=argparse.SUPPRESS, help="seconds per Prometheus query (default: 30)"
+        "--timeout",
+        type=_timeout,
+        default=argparse.SUPPRESS,
+        help=f"seconds per Prometheus query (default: {DEPLOY_TIMEOUT:g})",
     )
     return cli
 
@@ -288,6 +259,8 @@ def _with_command(argv: Sequence[str]) -> list[str]:
 
 
 def _api_error(error: ApiException) -> str:
+    import json
+
     try:
         message = json.loads(error.body or "{}").get("message", "")
     except ValueError:
@@ -306,34 +279,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if given:
             print(f"error: {' and '.join(given)}: only with --wait (see deploy.py deploy --help)", file=sys.stderr)
             return ExitCode.INVALID
-    stall_after = getattr(args, "stall_after", None) or DEFAULT_STALL_AFTER
+    from kubernetes.client.exceptions import ApiException
+
+    from constructs_nld.deploy.errors import DeployError
+
     try:
-        source = AppCommand.from_project(command=args.app)
-        if args.command == "soak":
-            return _soak(args, source)
-        client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
-        if args.command == "verify":
-            results = (verify_uninstalled if args.uninstalled else verify)(client, source)
-            for result in results:
-                print(format_result(result))
-            failed = [r for r in results if r.status == "fail"]
-            print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-            return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
-        if args.command == "uninstall":
-            uninstall(client, source, UninstallOptions(stall_after=stall_after))
-            return ExitCode.OK
-        options = DeployOptions(
-            dry_run=args.dry_run,
-            diff=args.diff,
-            skip_monitoring=args.skip_monitoring,
-            timeout=args.timeout,
-            wait=args.wait,
-            stall_after=stall_after,
-        )
-        report = deploy(client, source, options, progress=make_progress(args.progress or "auto", print))
-        for text in report.diffs.values():
-            print(text)
-        return ExitCode.OK
+        return _run(args)
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
@@ -342,9 +293,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.ERROR
 
 
+def _run(args: argparse.Namespace) -> int:
+    """Load the command ``args`` names and run it; the exit code."""
+    from constructs_nld.deploy.source import AppCommand
+
+    source = AppCommand.from_project(command=args.app)
+    if args.command == "soak":
+        return _soak(args, source)
+    from constructs_nld.deploy.kube import load_client
+
+    client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
+    stall_after = getattr(args, "stall_after", None) or STALL_AFTER
+    if args.command == "verify":
+        from constructs_nld.deploy.checks import format_result
+        from constructs_nld.deploy.commands.verify import verify, verify_uninstalled
+
+        results = (verify_uninstalled if args.uninstalled else verify)(client, source)
+        for result in results:
+            print(format_result(result))
+        failed = [r for r in results if r.status == "fail"]
+        print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+        return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
+    if args.command == "uninstall":
+        from constructs_nld.deploy.commands.uninstall import uninstall
+        from constructs_nld.deploy.options import UninstallOptions
+
+        uninstall(client, source, UninstallOptions(stall_after=stall_after))
+        return ExitCode.OK
+    from constructs_nld.deploy.commands.deploy import deploy
+    from constructs_nld.deploy.options import DeployOptions
+    from constructs_nld.deploy.progress import make_progress
+
+    options = DeployOptions(
+        dry_run=args.dry_run,
+        diff=args.diff,
+        skip_monitoring=args.skip_monitoring,
+        timeout=args.timeout,
+        wait=args.wait,
+        stall_after=stall_after,
+    )
+    report = deploy(client, source, options, progress=make_progress(args.progress or "auto", print))
+    for text in report.diffs.values():
+        print(text)
+    return ExitCode.OK
+
+
 def _soak(args: argparse.Namespace, source: AppCommand) -> int:
     """Run the soak; print its table; the exit code says the verdict."""
-    api = PrometheusAPI(args.prometheus, timeout=args.timeout)
+    from constructs_nld.deploy.commands.soak import format_report, soak_app
+    from constructs_nld.deploy.options import SoakOptions
+    from constructs_nld.deploy.promapi import PrometheusAPI
+
+    api = PrometheusAPI(args.prometheus, timeout=getattr(args, "timeout", DEPLOY_TIMEOUT))
     options = SoakOptions(window=args.window, baseline_window=args.baseline_window, baseline_qps=args.baseline_qps)
     report = soak_app(api, source, options, coredns_job=args.coredns_job)
     print(format_report(report))

@@ -1,14 +1,13 @@
-"""Why a deploy or a verify stopped, each with its documented exit code."""
+"""Why a command stopped, each with its exit code (:mod:`constructs_nld.deploy.exitcodes` documents them)."""
 
 from __future__ import annotations
 
-from enum import IntEnum
+from constructs_nld.deploy.exitcodes import ExitCode
 
 __all__ = [
     "ApiUnreachableError",
     "ClusterIPError",
     "DeployError",
-    "ExitCode",
     "InvalidConfigError",
     "KubeconfigError",
     "MonitoringUnavailableError",
@@ -16,44 +15,6 @@ __all__ = [
     "StalledError",
     "WaitTimeoutError",
 ]
-
-
-class ExitCode(IntEnum):
-    """Exit codes of ``deploy.py`` (documented in the README)."""
-
-    OK = 0
-    """Done; for ``verify``, every check passed."""
-
-    ERROR = 1
-    """The API server (or, for ``soak``, Prometheus) refused a request or could not be reached."""
-
-    INVALID = 2
-    """Bad arguments, kubeconfig, app or props, or output that still holds a placeholder: nothing applied."""
-
-    PRECONDITION = 3
-    """kube-dns-upstream exists with a foreign selector: nothing applied."""
-
-    CLUSTER_IP = 4
-    """kube-dns is missing or its ClusterIP is not a usable IPv6 address: nothing applied."""
-
-    NO_MONITORING = 5
-    """The monitoring.coreos.com CRDs are absent and --skip-monitoring was not given: nothing applied."""
-
-    TIMEOUT = 6
-    """kube-dns-upstream got no ClusterIP within --timeout."""
-
-    CHECKS_FAILED = 7
-    """``verify`` found at least one failure."""
-
-    SOAK_FAILED = 8
-    """``soak``: a signal failed (setup errors, unavailability outside rollouts, CoreDNS QPS, restarts)."""
-
-    SOAK_NO_DATA = 9
-    """``soak``: no signal failed, but at least one lacks the data (or the rollout) to pass."""
-
-    STALLED = 10
-    """A wait made no progress for ``--stall-after`` seconds: ``deploy --wait``'s rollout (new pods
-    never became ready) or ``uninstall``'s pods (they never went away)."""
 
 
 class DeployError(Exception):

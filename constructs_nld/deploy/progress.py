@@ -13,15 +13,13 @@ import os
 import shutil
 import sys
 from collections.abc import Callable
-from typing import Final, Literal, TextIO
+from typing import Final, TextIO
 
 from constructs_nld.deploy.kube import ObjectRef
+from constructs_nld.deploy.options import ProgressMode
 from constructs_nld.deploy.rollout import Progress, RolloutStatus, RolloutTracker
 
-__all__ = ["PROGRESS_MODES", "PlainProgress", "ProgressMode", "TtyProgress", "make_progress"]
-
-ProgressMode = Literal["plain", "tty", "auto"]
-PROGRESS_MODES: Final = ("plain", "tty", "auto")
+__all__ = ["PlainProgress", "TtyProgress", "make_progress"]
 
 _IDLE_SHOWN_AFTER: Final = 10.0
 """Seconds without progress after which the display says so."""

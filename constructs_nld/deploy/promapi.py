@@ -1,4 +1,4 @@
-"""A small client of the Prometheus HTTP API (``/api/v1``): instant and range queries, alerts.
+"""A small client of the Prometheus HTTP API (``/api/v1``): instant and range queries.
 
 The standard library's ``urllib`` only: ``soak`` needs a handful of GETs, and the API is
 plain JSON. Errors become :class:`PrometheusError` (could not ask, or Prometheus refused the
@@ -102,7 +102,3 @@ class PrometheusAPI:
             raise PrometheusError(f"expected one series from {expr!r}, got {len(result)}")
         value = result[0].samples[0][1]
         return None if math.isnan(value) else value
-
-    def alerts(self) -> list[dict[str, Any]]:
-        """Active alerts (pending and firing), as ``/api/v1/alerts`` lists them."""
-        return list(self._get("/api/v1/alerts")["alerts"])

@@ -12,9 +12,9 @@ available does), or a change the controller reports about the rollout itself (a 
 generation observed, nodes joining or leaving). The rollout stalls when there has been no
 progress for ``stall_after`` seconds: new pods never become ready (a Corefile node-cache
 rejects, an image that cannot be pulled), or the controller is not running. A slow rollout
-that keeps progressing is never stopped, whatever its length. The default window, 300 s,
-is several times what a batch takes when a cold node lazily pulls the image through the
-registry cache (30-60 s, see the spec).
+that keeps progressing is never stopped, whatever its length. The default window
+(:data:`~constructs_nld.defaults.STALL_AFTER`) is several times what a batch
+takes when a cold node lazily pulls the image through the registry cache.
 
 The status is polled (one GET of the DaemonSet per interval): a rollout of hundreds of
 nodes costs one small request a second, and nothing is left to reconnect. A *wave* is an
@@ -29,12 +29,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from constructs_nld.defaults import STALL_AFTER
 from constructs_nld.deploy.errors import DeployError, StalledError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
-from constructs_nld.deploy.pods import is_ready, not_ready_reasons, target_node
+from constructs_nld.deploy.manifest import is_ready, not_ready_reasons, selector, target_node
 
 __all__ = [
-    "DEFAULT_STALL_AFTER",
     "Progress",
     "RolloutReport",
     "RolloutStatus",
@@ -43,9 +43,6 @@ __all__ = [
     "not_ready_pods",
     "rollback_advice",
 ]
-
-DEFAULT_STALL_AFTER: Final = 300.0
-"""Seconds without progress after which a rollout counts as stalled."""
 
 _LISTED_PODS: Final = 5
 
@@ -193,7 +190,7 @@ def follow_rollout(
     ref: ObjectRef,
     progress: Progress,
     *,
-    stall_after: float = DEFAULT_STALL_AFTER,
+    stall_after: float = STALL_AFTER,
     poll_interval: float = 1.0,
 ) -> RolloutReport:
     """Poll the DaemonSet ``ref`` until its rollout completes; raise :class:`StalledError` when it stalls.
@@ -228,8 +225,8 @@ def follow_rollout(
                     f"(observed {status.observed_generation}) for {stall_after:g}s: is kube-controller-manager running?"
                 )
             else:
-                selector = ",".join(f"{k}={v}" for k, v in daemon_set["spec"]["selector"]["matchLabels"].items())
-                pods = client.list("v1", "Pod", ref.namespace, label_selector=selector)
+                match = selector(daemon_set["spec"]["selector"]["matchLabels"])
+                pods = client.list("v1", "Pod", ref.namespace, label_selector=match)
                 why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
             raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
         time.sleep(poll_interval)

@@ -16,13 +16,15 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from constructs_nld.app import CLUSTER_IP_ENV, synthesize
+from constructs_nld.defaults import CLUSTER_IP_ENV
 from constructs_nld.deploy.errors import InvalidConfigError
-from constructs_nld.nodelocaldns import NodeLocalDNSProps
+
+if TYPE_CHECKING:
+    from constructs_nld.nodelocaldns import NodeLocalDNSProps
 
 __all__ = [
     "CONFIG_FILE",
@@ -160,15 +162,19 @@ def props_source(props: NodeLocalDNSProps) -> AppSource:
     """An in-process source: the ``NodeLocalDNS`` component alone, from ``props``.
 
     For programs that build their props in Python (benchmarks, tests of the deploy
-    logic); the CLI always runs the project's app through :class:`AppCommand`.
+    logic): it synthesizes in the calling process, so it starts jsii there. The CLI always
+    runs the project's app through :class:`AppCommand`, in a process of its own.
     """
 
     def source(cluster_ip: str | None) -> tuple[AppChart, ...]:
+        from constructs_nld.app import synthesize  # the one import of cdk8s in this package: on use only
+
         try:
-            configured = replace(props, kube_dns_cluster_ip=cluster_ip)
+            # As props_from_environment: portable props take no address (kubelet gives it).
+            configured = props if props.portable else replace(props, kube_dns_cluster_ip=cluster_ip)
         except ValueError as error:
             raise InvalidConfigError(str(error)) from None
-        return tuple(AppChart(chart.role, chart.objects) for chart in synthesize(configured))
+        return tuple(AppChart(chart.phase, chart.objects) for chart in synthesize(configured))
 
     return source
 

@@ -1,7 +1,8 @@
 """The ``nodelocaldns`` PodMonitor: scrapes both metrics ports of every node-cache pod.
 
-Two endpoints, as the spec requires: 9353 is node-cache's own metrics server, which answers
-even when CoreDNS's ``prometheus`` plugin on 9253 does not (a Corefile that fails to load).
+Two endpoints, as the spec requires: ``metrics-binary`` is node-cache's own metrics server,
+which answers even when CoreDNS's ``prometheus`` plugin on ``metrics`` does not (a Corefile
+that fails to load).
 node-cache 1.26.8 serves one Prometheus registry on both ports, though: every series,
 ``coredns_nodecache_setup_errors_total`` included, is on each. Scraped as is, every series
 would be ingested twice and every alert would fire twice per node. So each endpoint keeps
@@ -14,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import cdk8s
-from constructs import Construct
-
 from constructs_nld import defaults
+from constructs_nld.durations import check_duration
+from constructs_nld.metadata import api_object_metadata
 from constructs_nld.props import ObjectProps, check_dns_name, check_selector, props_or_defaults
-from constructs_nld.rules import check_duration
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct
 from constructs_nld_imports.nld_podmonitor.com.coreos.monitoring import (
     PodMonitor as PodMonitorObject,
 )
@@ -103,7 +104,7 @@ def _endpoint(
 
 
 class PodMonitor(Construct):
-    """The PodMonitor with endpoints ``metrics`` (9253) and ``metrics-binary`` (9353)."""
+    """The PodMonitor with endpoints ``metrics`` (the CoreDNS plugin's) and ``metrics-binary`` (node-cache's own)."""
 
     def __init__(self, scope: Construct, id: str, props: PodMonitorProps | None = None) -> None:
         """Define the PodMonitor in ``scope``."""
@@ -113,7 +114,7 @@ class PodMonitor(Construct):
         self.api_object = PodMonitorObject(
             self,
             "Resource",
-            metadata=cdk8s.ApiObjectMetadata(name=p.name, namespace=p.namespace, labels=dict(p.labels)),
+            metadata=api_object_metadata(p, Role.POD_MONITOR),
             spec=PodMonitorSpec(
                 selector=PodMonitorSpecSelector(match_labels=dict(p.selector)),
                 namespace_selector=PodMonitorSpecNamespaceSelector(match_names=[p.target_namespace]),

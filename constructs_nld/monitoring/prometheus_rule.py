@@ -1,29 +1,31 @@
-"""The ``nodelocaldns-alerts`` PrometheusRule, rendered from the rules model."""
+"""The ``nodelocaldns-alerts`` PrometheusRule, rendered from the alerts model (:mod:`constructs_nld.alerts`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import cdk8s
-from constructs import Construct
-
 from constructs_nld import defaults
+from constructs_nld.alerts import AlertGroup, NodeLocalDNSAlerts, node_local_dns_alerts
+from constructs_nld.metadata import api_object_metadata
 from constructs_nld.props import ObjectProps, props_or_defaults
-from constructs_nld.rules import NodeLocalDNSAlerts, RuleGroup, node_local_dns_rules
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct
 from constructs_nld_imports.nld_prometheusrule.com.coreos.monitoring import (
-    PrometheusRule,
+    PrometheusRule as PrometheusRuleObject,
+)
+from constructs_nld_imports.nld_prometheusrule.com.coreos.monitoring import (
     PrometheusRuleSpec,
     PrometheusRuleSpecGroups,
     PrometheusRuleSpecGroupsRules,
     PrometheusRuleSpecGroupsRulesExpr,
 )
 
-__all__ = ["AlertRules", "AlertRulesProps"]
+__all__ = ["PrometheusRule", "PrometheusRuleProps"]
 
 
-def _default_group() -> RuleGroup:
-    return node_local_dns_rules(
+def _default_group() -> AlertGroup:
+    return node_local_dns_alerts(
         alerts=NodeLocalDNSAlerts(),
         namespace=defaults.NAMESPACE,
         daemon_set=defaults.DAEMON_SET_NAME,
@@ -33,8 +35,8 @@ def _default_group() -> RuleGroup:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AlertRulesProps(ObjectProps):
-    """Props of :class:`AlertRules`."""
+class PrometheusRuleProps(ObjectProps):
+    """Props of :class:`PrometheusRule`."""
 
     name: str = defaults.PROMETHEUS_RULE_NAME
     """PrometheusRule name. Default: nodelocaldns-alerts."""
@@ -45,22 +47,22 @@ class AlertRulesProps(ObjectProps):
     labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
     """Labels. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""
 
-    group: RuleGroup = field(default_factory=_default_group)
-    """The rule group (linted when built). Default: - the four NodeLocal DNSCache alerts."""
+    group: AlertGroup = field(default_factory=_default_group)
+    """The alert group (linted when built). Default: - the four NodeLocal DNSCache alerts."""
 
 
-class AlertRules(Construct):
-    """The PrometheusRule holding one rule group."""
+class PrometheusRule(Construct):
+    """The PrometheusRule holding one alert group."""
 
-    def __init__(self, scope: Construct, id: str, props: AlertRulesProps | None = None) -> None:
+    def __init__(self, scope: Construct, id: str, props: PrometheusRuleProps | None = None) -> None:
         """Define the PrometheusRule in ``scope``."""
         super().__init__(scope, id)
-        self.props = props_or_defaults(props, AlertRulesProps)
+        self.props = props_or_defaults(props, PrometheusRuleProps)
         p = self.props
-        self.api_object = PrometheusRule(
+        self.api_object = PrometheusRuleObject(
             self,
             "Resource",
-            metadata=cdk8s.ApiObjectMetadata(name=p.name, namespace=p.namespace, labels=dict(p.labels)),
+            metadata=api_object_metadata(p, Role.ALERT_RULES),
             spec=PrometheusRuleSpec(
                 groups=[
                     PrometheusRuleSpecGroups(

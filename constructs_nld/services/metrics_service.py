@@ -1,8 +1,8 @@
 """The ``node-local-dns-metrics`` headless Service, for pod-level metrics discovery.
 
 Headless (``clusterIP: None``) because the PodMonitor scrapes every pod, not one
-load-balanced address. Both metrics ports are declared: the CoreDNS plugin metrics on
-9253 and node-cache's own (``coredns_nodecache_setup_errors_total``) on 9353.
+load-balanced address. Both metrics ports are declared: the CoreDNS plugin's metrics and
+node-cache's own (``coredns_nodecache_setup_errors_total``).
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cdk8s_plus_28 import k8s
-from constructs import Construct
-
 from constructs_nld import defaults
+from constructs_nld.metadata import object_meta
 from constructs_nld.props import ObjectProps, check_port, check_selector, check_service_name, props_or_defaults
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct, k8s
 
 __all__ = ["MetricsService", "MetricsServiceProps"]
 
@@ -32,7 +32,7 @@ class MetricsServiceProps(ObjectProps):
     labels: Mapping[str, str] = field(
         default_factory=lambda: {**defaults.NODE_CACHE_APP_LABEL, **defaults.MANAGED_BY_LABEL}
     )
-    """Labels of the Service. Default: ``k8s-app: node-local-dns`` and the managed-by label."""
+    """Labels of the Service. Default: ``k8s-app: node-local-dns``, ``app.kubernetes.io/managed-by: osdc-base``."""
 
     selector: Mapping[str, str] = field(default_factory=lambda: dict(defaults.NODE_CACHE_APP_LABEL))
     """The node-cache pods. Default: ``k8s-app: node-local-dns``."""
@@ -65,7 +65,7 @@ class MetricsService(Construct):
         self.api_object = k8s.KubeService(
             self,
             "Resource",
-            metadata=p.object_meta(),
+            metadata=object_meta(p, Role.METRICS_SERVICE),
             spec=k8s.ServiceSpec(
                 cluster_ip="None",
                 # clusterIP None does not exempt a Service from a family; declare IPv6.

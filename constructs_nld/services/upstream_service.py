@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cdk8s_plus_28 import k8s
-from constructs import Construct
-
 from constructs_nld import defaults
+from constructs_nld.metadata import object_meta
 from constructs_nld.props import ObjectProps, check_port, check_selector, check_service_name, props_or_defaults
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct, k8s
 
 __all__ = ["UpstreamService", "UpstreamServiceProps"]
 
@@ -32,7 +32,7 @@ class UpstreamServiceProps(ObjectProps):
     labels: Mapping[str, str] = field(
         default_factory=lambda: {**defaults.KUBE_DNS_SELECTOR, **defaults.MANAGED_BY_LABEL}
     )
-    """Labels of the Service. Default: ``k8s-app: kube-dns`` and the managed-by label."""
+    """Labels of the Service. Default: ``k8s-app: kube-dns``, ``app.kubernetes.io/managed-by: osdc-base``."""
 
     selector: Mapping[str, str] = field(default_factory=lambda: dict(defaults.KUBE_DNS_SELECTOR))
     """Pods of cluster CoreDNS. Default: ``k8s-app: kube-dns`` (the deploy refuses any other live selector)."""
@@ -63,7 +63,7 @@ class UpstreamService(Construct):
         self.api_object = k8s.KubeService(
             self,
             "Resource",
-            metadata=p.object_meta(),
+            metadata=object_meta(p, Role.UPSTREAM_SERVICE),
             spec=k8s.ServiceSpec(
                 # Single-stack IPv6, declared rather than inherited from the cluster default.
                 ip_family_policy="SingleStack",

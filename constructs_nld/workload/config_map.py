@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cdk8s_plus_28 import k8s
-from constructs import Construct
-
 from constructs_nld import defaults
 from constructs_nld.corefile import Corefile, node_local_dns_corefile
+from constructs_nld.metadata import object_meta
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
 from constructs_nld.props import CacheSettings, ObjectProps, Ports, props_or_defaults
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct, k8s
 
 __all__ = ["CorefileConfigMap", "CorefileConfigMapProps"]
 
@@ -39,7 +39,7 @@ class CorefileConfigMapProps(ObjectProps):
     labels: Mapping[str, str] = field(
         default_factory=lambda: {**defaults.NODE_CACHE_APP_LABEL, **defaults.MANAGED_BY_LABEL}
     )
-    """Labels. Default: ``k8s-app: node-local-dns`` and the managed-by label."""
+    """Labels. Default: ``k8s-app: node-local-dns``, ``app.kubernetes.io/managed-by: osdc-base``."""
 
     corefile: Corefile = field(default_factory=_default_corefile)
     """The Corefile model (linted when built). Default: - the spec's four blocks, preview ClusterIP."""
@@ -55,6 +55,6 @@ class CorefileConfigMap(Construct):
         self.api_object = k8s.KubeConfigMap(
             self,
             "Resource",
-            metadata=self.props.object_meta(),
+            metadata=object_meta(self.props, Role.COREFILE),
             data={defaults.COREFILE_KEY: self.props.corefile.render()},
         )

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cdk8s_plus_28 import k8s
-from constructs import Construct
-
 from constructs_nld import defaults
+from constructs_nld.metadata import object_meta
 from constructs_nld.props import ObjectProps, props_or_defaults
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct, k8s
 
 __all__ = ["ServiceAccount", "ServiceAccountProps"]
 
@@ -32,7 +32,7 @@ class ServiceAccountProps(ObjectProps):
     labels: Mapping[str, str] = field(
         default_factory=lambda: {**defaults.NODE_CACHE_APP_LABEL, **defaults.MANAGED_BY_LABEL}
     )
-    """Labels. Default: ``k8s-app: node-local-dns`` and the managed-by label."""
+    """Labels. Default: ``k8s-app: node-local-dns``, ``app.kubernetes.io/managed-by: osdc-base``."""
 
 
 class ServiceAccount(Construct):
@@ -45,6 +45,6 @@ class ServiceAccount(Construct):
         self.api_object = k8s.KubeServiceAccount(
             self,
             "Resource",
-            metadata=self.props.object_meta(),
+            metadata=object_meta(self.props, Role.SERVICE_ACCOUNT),
             automount_service_account_token=False,
         )

@@ -211,7 +211,7 @@ def test_setup_errors_come_from_9353_and_no_series_is_ingested_twice(day: Day) -
 def test_no_alert_is_pending_or_firing_while_node_cache_is_healthy(day: Day) -> None:
     time.sleep(10 + 3 * SCRAPE)  # longer than every alert's pending period, several evaluations
 
-    assert day.prometheus.api.alerts() == []
+    assert day.prometheus.alerts() == []
 
 
 def test_the_soak_passes_on_the_live_scrape_after_a_rollout(day: Day) -> None:

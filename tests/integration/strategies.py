@@ -19,14 +19,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from constructs_nld import (
-    AlertRulesProps,
+    AlertGroup,
     AlertSettings,
     CacheSettings,
     Corefile,
     CorefileConfigMapProps,
     Directive,
-    FallthroughConfigMapProps,
-    FallthroughRules,
+    Keeper,
+    KeeperConfigMapProps,
     LivenessProbe,
     MetricsServiceProps,
     NodeCacheDaemonSetProps,
@@ -34,14 +34,14 @@ from constructs_nld import (
     NodeLocalDNSProps,
     PodMonitorProps,
     Ports,
-    RuleGroup,
+    PrometheusRuleProps,
     ServerBlock,
     ServiceAccountProps,
     Toleration,
     UpstreamServiceProps,
 )
+from constructs_nld.alerts import node_local_dns_alerts
 from constructs_nld.corefile import node_local_dns_corefile
-from constructs_nld.rules import node_local_dns_rules
 
 INT32_MAX = 2**31 - 1
 SAFE_INT_MAX = 2**53 - 1
@@ -558,17 +558,17 @@ COREFILES = Kind(
 CONFIG_MAP_PROPS = props(CorefileConfigMapProps, {**_IDENTITY, "corefile": COREFILES})
 
 
-FALLTHROUGH_RULES = props(
-    FallthroughRules,
+KEEPERS = props(
+    Keeper,
     {
         "local_ip": ADDRESSES,
         "kube_dns_cluster_ip": Kind(st.one_of(st.none(), ADDRESSES.valid), ADDRESSES.near),
         "ports": Kind(NODE_CACHE_PORTS.valid, NODE_CACHE_PORTS.perturbed),
     },
 )
-FALLTHROUGH_CONFIG_MAP_PROPS = props(
-    FallthroughConfigMapProps,
-    {**_IDENTITY, "rules": Kind(FALLTHROUGH_RULES.valid, st.one_of(FALLTHROUGH_RULES.perturbed, WRONG_TYPES))},
+KEEPER_CONFIG_MAP_PROPS = props(
+    KeeperConfigMapProps,
+    {**_IDENTITY, "keeper": Kind(KEEPERS.valid, st.one_of(KEEPERS.perturbed, WRONG_TYPES))},
 )
 
 
@@ -595,7 +595,7 @@ DAEMON_SET_PROPS = props(
         "upstream_service_name": NAMES,
         "interception": INTERCEPTIONS,
         "privileged": BOOLEANS,
-        "fallthrough_config_map_name": NAMES,
+        "keeper_config_map_name": NAMES,
     },
     NodeCacheDaemonSetProps,
 )
@@ -603,7 +603,7 @@ POD_MONITOR_PROPS = props(
     PodMonitorProps, {**_IDENTITY, "target_namespace": NAMES, "selector": SELECTORS, "interval": DURATIONS}
 )
 
-_DEFAULT_RULES = node_local_dns_rules(
+_DEFAULT_RULES = node_local_dns_alerts(
     alerts=NodeLocalDNSAlerts(),
     namespace="kube-system",
     daemon_set="node-local-dns",
@@ -611,7 +611,7 @@ _DEFAULT_RULES = node_local_dns_rules(
     scrape_job="monitoring/nodelocaldns",
 )
 _BUILT_GROUPS = props(
-    lambda **kw: node_local_dns_rules(
+    lambda **kw: node_local_dns_alerts(
         **{
             "alerts": NodeLocalDNSAlerts(),
             "namespace": "kube-system",
@@ -623,30 +623,30 @@ _BUILT_GROUPS = props(
     ),
     # A typed function, not props: its alerts come as NodeLocalDNSAlerts, valid or perturbed.
     {"alerts": Kind(ALERTS.valid, ALERTS.perturbed)},
-    RuleGroup,
+    AlertGroup,
 )
 _GROUP_NAMES = Kind(st.sampled_from(["nodelocaldns", "a b", "x" * 300]), st.sampled_from(["", 5]))
 RULE_GROUPS = Kind(
     st.one_of(
         _BUILT_GROUPS.valid,
-        _GROUP_NAMES.valid.map(lambda name: Make(RuleGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+        _GROUP_NAMES.valid.map(lambda name: Make(AlertGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
     ),
     st.one_of(
         _BUILT_GROUPS.near,
-        _GROUP_NAMES.near.map(lambda name: Make(RuleGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+        _GROUP_NAMES.near.map(lambda name: Make(AlertGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
         WRONG_TYPES,
     ),
 )
-ALERT_RULES_PROPS = props(AlertRulesProps, {**_IDENTITY, "group": RULE_GROUPS})
+ALERT_RULES_PROPS = props(PrometheusRuleProps, {**_IDENTITY, "group": RULE_GROUPS})
 
 CONSTRUCT_PROPS = {
     "UpstreamService": UPSTREAM_SERVICE_PROPS,
     "MetricsService": METRICS_SERVICE_PROPS,
     "ServiceAccount": SERVICE_ACCOUNT_PROPS,
     "CorefileConfigMap": CONFIG_MAP_PROPS,
-    "FallthroughConfigMap": FALLTHROUGH_CONFIG_MAP_PROPS,
+    "KeeperConfigMap": KEEPER_CONFIG_MAP_PROPS,
     "NodeCacheDaemonSet": DAEMON_SET_PROPS,
     "PodMonitor": POD_MONITOR_PROPS,
-    "AlertRules": ALERT_RULES_PROPS,
+    "PrometheusRule": ALERT_RULES_PROPS,
 }
 """The props of each construct, by the construct's name."""

@@ -83,7 +83,7 @@ def replace_kube_dns(api: k8s.ApiClient, spec: dict[str, Any]) -> None:
     )
 
 
-def test_fresh_install_applies_services_then_workload_then_monitoring_and_restarts(
+def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_restart(
     cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mark = cluster.audit_mark()
@@ -104,12 +104,14 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_and_restar
     daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
     assert daemon_set is not None
     assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][:2] == ["-localip", f"fd00::10,{ip}"]
-    assert restarted_at(api_client) is not None
+    # The pods the controller makes come after kube-dns-upstream: they have its address.
+    assert restarted_at(api_client) is None
     assert rest.get(api_client, rest.PATHS["service-account"]) is not None
     assert rest.get(api_client, rest.PATHS["pod-monitor"]) is not None
     assert rest.get(api_client, rest.PATHS["prometheus-rule"]) is not None
 
     assert written_paths(cluster, mark) == [
+        "configmaps/node-local-dns-applyset",
         "services/kube-dns-upstream",
         "services/node-local-dns-metrics",
         "serviceaccounts/node-local-dns",
@@ -117,7 +119,6 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_and_restar
         "daemonsets/node-local-dns",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
-        "daemonsets/node-local-dns",
     ]
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("]")[0] + "]" for line in lines] == [
@@ -132,7 +133,10 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_and_restar
         "[7/7]",
     ]
     assert "first_deploy=yes freshly_created=yes" in lines[0]
-    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
+    assert lines[-1] == (
+        "[7/7] rollout restart: not needed (the pods of daemonset/kube-system/node-local-dns start after "
+        "service/kube-system/kube-dns-upstream)"
+    )
 
 
 def test_second_run_writes_nothing_and_does_not_restart(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -297,25 +301,6 @@ def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload
     assert cluster.mutating_requests_since(mark) == []
 
 
-def test_redeploy_after_upstream_service_deleted_out_of_band_restarts(
-    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run(cluster) == 0
-    first = restarted_at(api_client)
-    rest.delete(api_client, rest.PATHS["upstream"])
-    time.sleep(1.1)  # restartedAt has one-second resolution, as kubectl's
-    capsys.readouterr()
-
-    assert run(cluster) == 0
-
-    out = capsys.readouterr().out
-    assert "first_deploy=no freshly_created=yes" in out
-    assert "(kube-dns-upstream was recreated since the last restart: its pods lack the new address)" in out
-    second = restarted_at(api_client)
-    assert second is not None and second != first
-    assert rest.get(api_client, rest.PATHS["upstream"]) is not None
-
-
 def test_dry_run_persists_nothing(
     cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -325,7 +310,7 @@ def test_dry_run_persists_nothing(
 
     assert cluster.mutating_requests_since(mark) == []
     dry_runs = [e for e in cluster.requests_since(mark) if "dryRun=All" in e["requestURI"]]
-    assert len(dry_runs) == 7  # the seven applies; no restart of a DaemonSet that does not exist yet
+    assert len(dry_runs) == 8  # the ApplySet parent and the seven applies; no restart of a DaemonSet to come
     assert_nothing_deployed(api_client)
     assert "(dry run)" in capsys.readouterr().out
 
@@ -362,25 +347,6 @@ def test_diff_on_an_up_to_date_cluster_says_no_changes(
     assert len(lines) == 3 and all(line.endswith(".k8s.yaml: no changes") for line in lines), lines
 
 
-def test_dry_run_of_a_needed_restart_persists_nothing(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
-    assert run(cluster) == 0
-    rest.delete(api_client, rest.PATHS["upstream"])
-    stamp = restarted_at(api_client)
-    mark = cluster.audit_mark()
-
-    assert run(cluster, "--dry-run") == 0
-
-    assert cluster.mutating_requests_since(mark) == []
-    restarts = [
-        e
-        for e in cluster.requests_since(mark)
-        if "fieldManager=nld-deploy-rollout" in e["requestURI"] and "dryRun=All" in e["requestURI"]
-    ]
-    assert len(restarts) == 1
-    assert restarted_at(api_client) == stamp
-    assert rest.get(api_client, rest.PATHS["upstream"]) is None
-
-
 def test_fails_when_the_context_is_not_in_the_kubeconfig(
     cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -415,13 +381,13 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
     deploy(client, props_source(fallthrough), out=lambda line: None)
 
     assert sorted(set(written_paths(cluster, mark))) == [
-        "configmaps/node-local-dns-fallthrough",
+        "configmaps/node-local-dns-keeper",
         "daemonsets/node-local-dns",
     ]
     daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
     assert daemon_set is not None
     containers = daemon_set["spec"]["template"]["spec"]["containers"]
-    assert [c["name"] for c in containers] == ["node-cache", "fallthrough-rules"]
+    assert [c["name"] for c in containers] == ["node-cache", "keeper"]
     assert containers[0]["args"][-1] == "-setupiptables=false"
     # A template change rolls the pods by itself: no restart of ours.
     assert restarted_at(api_client) == stamp

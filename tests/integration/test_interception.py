@@ -18,7 +18,7 @@ from tests.integration.test_fleet import POD_LABELS, deploy_and_wait, pod_nodes,
 from tests.simcluster import PodFate, SimulatedCluster
 
 FALLTHROUGH = NodeLocalDNSProps(interception="fallthrough")
-KEEPER = "fallthrough-rules"
+KEEPER = "keeper"
 
 
 def test_fallthrough_with_every_keeper_ready_passes(sim: SimulatedCluster) -> None:

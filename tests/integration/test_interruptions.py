@@ -6,6 +6,10 @@ same deploy is interrupted right after write k — the process SIGKILLed (a subp
 running ``deploy.py``), or the API server stopped (in-process) — and a plain rerun must
 reach the reference state with the reference number of restarts; one more rerun writes
 nothing. Two deploys started at once must end in the same state with at most one restart.
+
+The scenarios that write objects run on the bare control plane. The one that restarts runs
+on the simulated cluster: a restart is decided from the pods' ages, so it needs the pods
+the DaemonSet controller makes.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,11 +28,13 @@ import pytest
 from kubernetes import client as k8s
 
 from constructs_nld import CacheSettings, NodeLocalDNSProps
-from constructs_nld.deploy import deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
 from constructs_nld.deploy.errors import ApiUnreachableError
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.faults import MATRIX, after_write
+from tests.fleet import fleet_node
 from tests.integration import rest
+from tests.simcluster import SimulatedCluster
 
 RESTART: Final = "kubectl.kubernetes.io/restartedAt"
 RESTARTED_FOR: Final = "nodelocaldns.osdc/restarted-for-upstream-uid"
@@ -39,11 +46,15 @@ Mode = Literal["killed", "apiserver stopped"]
 
 @dataclass(frozen=True)
 class Scenario:
-    """A deploy to interrupt: how to prepare the cluster, and the props it deploys."""
+    """A deploy to interrupt: how to prepare the cluster, the props it deploys, and where it runs."""
 
     name: str
     prepare: Callable[[ControlPlane], None]
     props: NodeLocalDNSProps
+    writes: int
+    """Writes of the uninterrupted deploy (the references check it)."""
+    on_pods: bool = False
+    """Run on the simulated cluster, where the DaemonSet controller makes pods."""
 
 
 def _deploy_defaults(cluster: ControlPlane) -> None:
@@ -51,21 +62,46 @@ def _deploy_defaults(cluster: ControlPlane) -> None:
     deploy(client, props_source(NodeLocalDNSProps()), out=lambda line: None)
 
 
-def _deploy_then_delete_upstream(cluster: ControlPlane) -> None:
-    _deploy_defaults(cluster)
+def _pods_then_delete_upstream(cluster: ControlPlane) -> None:
+    """On the simulated cluster: a deploy whose pods run, then kube-dns-upstream deleted under them."""
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(
+        client,
+        props_source(NodeLocalDNSProps()),
+        DeployOptions(wait=True, stall_after=30.0, rollout_poll_interval=0.1),
+        out=lambda line: None,
+    )
     api = cluster.api_client()
     rest.delete(api, rest.PATHS["upstream"])
     for _ in range(100):
         if rest.get(api, rest.PATHS["upstream"]) is None:
+            time.sleep(1.1)  # creationTimestamp has one-second resolution: the new one is younger than every pod
             return
+        time.sleep(0.05)
     raise AssertionError("kube-dns-upstream was not deleted")
 
 
 SCENARIOS = (
-    Scenario("fresh install", lambda cluster: None, NodeLocalDNSProps()),
-    Scenario("Corefile change", _deploy_defaults, CHANGED),
-    Scenario("kube-dns-upstream recreated", _deploy_then_delete_upstream, NodeLocalDNSProps()),
+    Scenario("fresh install", lambda cluster: None, NodeLocalDNSProps(), writes=8),
+    Scenario("Corefile change", _deploy_defaults, CHANGED, writes=1),
+    Scenario("kube-dns-upstream recreated", _pods_then_delete_upstream, NodeLocalDNSProps(), writes=2, on_pods=True),
 )
+
+
+@pytest.fixture(scope="module")
+def simulated(simulated_cluster: SimulatedCluster) -> SimulatedCluster:
+    """The simulated cluster, for the scenario that needs pods."""
+    return simulated_cluster
+
+
+def _target(scenario: Scenario, control_plane: ControlPlane, simulated: SimulatedCluster) -> ControlPlane:
+    """The control plane the scenario runs on, reset; the simulated one with three nodes for the pods."""
+    if scenario.on_pods:
+        simulated.reset()
+        simulated.add_nodes(fleet_node("cpu", i) for i in range(1, 4))
+        return simulated.control_plane
+    control_plane.reset()
+    return control_plane
 
 
 def state(api: k8s.ApiClient) -> dict[str, Any]:
@@ -119,37 +155,42 @@ class Reference:
 
 
 @pytest.fixture(scope="module")
-def references(control_plane: ControlPlane) -> dict[str, Reference]:
+def references(control_plane: ControlPlane, simulated: SimulatedCluster) -> dict[str, Reference]:
     found = {}
     for scenario in SCENARIOS:
-        control_plane.reset()
-        scenario.prepare(control_plane)
-        mark = control_plane.audit_mark()
-        client = load_client(str(control_plane.kubeconfig_path), None, timeout=10)
+        cluster = _target(scenario, control_plane, simulated)
+        scenario.prepare(cluster)
+        mark = cluster.audit_mark()
+        client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
         deploy(client, props_source(scenario.props), out=lambda line: None)
         found[scenario.name] = Reference(
-            state(control_plane.api_client()),
-            len(control_plane.mutating_requests_since(mark)),
-            restarts(control_plane, mark),
+            state(cluster.api_client()),
+            len(cluster.mutating_requests_since(mark)),
+            restarts(cluster, mark),
         )
     return found
 
 
 def test_the_references(references: dict[str, Reference]) -> None:
     assert {name: (ref.writes, ref.restarts) for name, ref in references.items()} == {
-        "fresh install": (8, 1),
+        "fresh install": (8, 0),
         "Corefile change": (1, 0),
         "kube-dns-upstream recreated": (2, 1),
     }
-    for reference in references.values():
-        assert reference.state["restart"] == {"for this kube-dns-upstream": True, "stamped after it was created": True}
+    no_restart = {"for this kube-dns-upstream": False, "stamped after it was created": False}
+    assert references["fresh install"].state["restart"] == no_restart
+    assert references["Corefile change"].state["restart"] == no_restart
+    assert references["kube-dns-upstream recreated"].state["restart"] == {
+        "for this kube-dns-upstream": True,
+        "stamped after it was created": True,
+    }
 
 
 def _cases() -> Iterator[tuple[str, int, Mode]]:
-    for scenario, writes in (("fresh install", 8), ("Corefile change", 1), ("kube-dns-upstream recreated", 2)):
-        for k in range(1, writes + 1):
+    for scenario in SCENARIOS:
+        for k in range(1, scenario.writes + 1):
             for mode in ("killed", "apiserver stopped"):
-                yield scenario, k, mode
+                yield scenario.name, k, mode
 
 
 def _interrupt(cluster: ControlPlane, scenario: Scenario, k: int, mode: Mode, workdir: Path) -> None:
@@ -187,12 +228,14 @@ def test_a_rerun_converges_after_an_interruption_at_every_write(
     scenario_name: str,
     k: int,
     mode: Mode,
-    cluster: ControlPlane,
+    control_plane: ControlPlane,
+    simulated: SimulatedCluster,
     references: dict[str, Reference],
     tmp_path: Path,
 ) -> None:
     scenario = next(s for s in SCENARIOS if s.name == scenario_name)
     reference = references[scenario_name]
+    cluster = _target(scenario, control_plane, simulated)
     scenario.prepare(cluster)
     mark = cluster.audit_mark()
 
@@ -218,10 +261,12 @@ def test_a_rerun_converges_after_an_interruption_at_every_write(
 
 
 def test_two_deploys_at_once_end_as_one_with_at_most_one_restart(
-    cluster: ControlPlane, references: dict[str, Reference]
+    control_plane: ControlPlane, simulated: SimulatedCluster, references: dict[str, Reference]
 ) -> None:
+    scenario = next(s for s in SCENARIOS if s.name == "kube-dns-upstream recreated")
     for _ in range(3):
-        cluster.reset()
+        cluster = _target(scenario, control_plane, simulated)
+        scenario.prepare(cluster)
         mark = cluster.audit_mark()
         command = [sys.executable, "deploy.py", "--kubeconfig", str(cluster.kubeconfig_path)]
         runs = [
@@ -231,7 +276,7 @@ def test_two_deploys_at_once_end_as_one_with_at_most_one_restart(
         outputs = [run.communicate(timeout=120) for run in runs]
 
         assert [run.returncode for run in runs] == [0, 0], outputs
-        assert state(cluster.api_client()) == references["fresh install"].state
+        assert state(cluster.api_client()) == references[scenario.name].state
         assert restarts(cluster, mark) == 1
         last_lines = sorted(out.splitlines()[-1] for out, _ in outputs)
         assert any(" restarted at " in line for line in last_lines), last_lines

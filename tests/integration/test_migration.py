@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.deploy import load_client, props_source
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.deploysh import install_like_deploy_sh, kubectl
@@ -47,7 +49,10 @@ def configured_state(api: k8s.ApiClient) -> dict[str, Any]:
         if not obj["metadata"].get("annotations"):
             obj["metadata"].pop("annotations", None)
         if name == "daemon-set":
-            obj["spec"]["template"]["metadata"].get("annotations", {}).pop(RESTART, None)
+            template = obj["spec"]["template"]["metadata"]
+            template.get("annotations", {}).pop(RESTART, None)
+            if not template.get("annotations"):
+                template.pop("annotations", None)  # a fresh install is never restarted: it has none
         if name == "upstream":
             for key in ("clusterIP", "clusterIPs"):
                 obj["spec"].pop(key)
@@ -113,3 +118,41 @@ def test_verify_ignores_kubectls_last_applied_copy_of_the_corefile(
     out = capsys.readouterr().out
     assert "PASS no-unsubstituted-placeholder" in out
     assert "FAIL live-matches-app: " in out  # the install lacks -pidfile: deploy.py is due
+
+
+ROLE_LABELS = ("app.kubernetes.io/name", "app.kubernetes.io/component")
+
+
+def test_an_install_made_before_objects_said_their_role_is_labelled_in_place_and_reruns_as_a_no_op(
+    cluster: ControlPlane, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kube_dns = rest.get(api_client, rest.PATHS["kube-dns"])
+    assert kube_dns is not None
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    for chart in props_source(NodeLocalDNSProps())(kube_dns["spec"]["clusterIP"]):
+        for obj in chart.objects:  # what the deploy applied before each object carried its role
+            old = copy.deepcopy(obj)
+            old["metadata"]["labels"] = {k: v for k, v in old["metadata"]["labels"].items() if k not in ROLE_LABELS}
+            client.apply(old)
+    before = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert before is not None and "app.kubernetes.io/component" not in before["metadata"]["labels"]
+    capsys.readouterr()
+
+    assert run(cluster) == 0
+
+    out = capsys.readouterr().out
+    assert "daemonset/kube-system/node-local-dns configured" in out
+    assert "rollout restart: not needed" in out
+    after = rest.get(api_client, rest.PATHS["daemon-set"])
+    assert after is not None
+    assert after["metadata"]["labels"]["app.kubernetes.io/component"] == "node-cache"
+    assert after["metadata"]["labels"]["app.kubernetes.io/name"] == "node-local-dns"
+    assert after["metadata"]["generation"] == before["metadata"]["generation"]  # labels only: no pod rolls
+    assert after["spec"]["template"] == before["spec"]["template"]
+    for name in ("upstream", "metrics", "service-account", "config-map", "pod-monitor", "prometheus-rule"):
+        labelled = rest.get(api_client, rest.PATHS[name])
+        assert labelled is not None, name
+        assert labelled["metadata"]["labels"]["app.kubernetes.io/name"] == "node-local-dns", name
+    mark = cluster.audit_mark()
+    assert run(cluster) == 0
+    assert cluster.mutating_requests_since(mark) == []

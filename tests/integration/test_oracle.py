@@ -27,12 +27,12 @@ from hypothesis.control import currently_in_test_context
 from kubernetes import client as k8s
 
 from constructs_nld import (
-    AlertRules,
     CorefileConfigMap,
-    FallthroughConfigMap,
+    KeeperConfigMap,
     MetricsService,
     NodeCacheDaemonSet,
     PodMonitor,
+    PrometheusRule,
     ServiceAccount,
     ServiceAccountProps,
     UpstreamService,
@@ -147,10 +147,10 @@ CONSTRUCTS: dict[str, Callable[..., Any]] = {
     "MetricsService": MetricsService,
     "ServiceAccount": ServiceAccount,
     "CorefileConfigMap": CorefileConfigMap,
-    "FallthroughConfigMap": FallthroughConfigMap,
+    "KeeperConfigMap": KeeperConfigMap,
     "NodeCacheDaemonSet": NodeCacheDaemonSet,
     "PodMonitor": PodMonitor,
-    "AlertRules": AlertRules,
+    "PrometheusRule": PrometheusRule,
 }
 
 

@@ -86,7 +86,10 @@ def test_deploy_checks_everything_and_substitutes_nothing(
         "[3/7] synthesized 7 objects in 3 chart(s) portable: kubelet gives node-cache the address as "
         "$(KUBE_DNS_SERVICE_HOST)"
     )
-    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
+    assert lines[-1] == (
+        "[7/7] rollout restart: not needed (the pods of daemonset/kube-system/node-local-dns start after "
+        "service/kube-system/kube-dns-upstream and kube-dns)"
+    )
     daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
     assert daemon_set is not None
     assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][1] == "fd00::10,$(KUBE_DNS_SERVICE_HOST)"

@@ -20,7 +20,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from constructs_nld.deploy.soak import SoakOptions, SoakReport, SoakTargets, soak
+from constructs_nld.deploy.commands.soak import SoakReport, SoakTargets, soak
+from constructs_nld.deploy.options import SoakOptions
 from tests.controlplane import REPO_ROOT
 from tests.prometheus import Prometheus, backfill
 from tests.soakhistory import STEP, Cluster, openmetrics

@@ -29,6 +29,8 @@ REVERSE_ORDER = [
     "services/node-local-dns-metrics",
     "services/kube-dns-upstream",
 ]
+PARENT = "configmaps/node-local-dns-applyset"
+"""The deploy's ApplySet parent: deleted last, once nothing belongs to it."""
 
 
 def run(control_plane: ControlPlane, *args: str) -> int:
@@ -73,7 +75,7 @@ def test_uninstall_removes_the_daemon_set_first_and_the_rest_only_once_its_pods_
         "service/kube-system/node-local-dns-metrics, service/kube-system/kube-dns-upstream"
     )
     events = cluster.requests_since(mark, user=None)
-    assert deletes(events) == ["daemonsets/node-local-dns", *REVERSE_ORDER]
+    assert deletes(events) == ["daemonsets/node-local-dns", *REVERSE_ORDER, PARENT]
     pods_gone = {  # kwok deletes a pod once it has stopped (a repeated delete answers 404)
         e["objectRef"]["name"]: e["stageTimestamp"]
         for e in events
@@ -105,7 +107,7 @@ def test_uninstall_removes_the_daemon_set_first_and_the_rest_only_once_its_pods_
     assert cluster.mutating_requests_since(mark) == []
 
 
-def test_pods_that_never_stop_stall_the_uninstall_with_exit_8_and_a_rerun_finishes_it(
+def test_pods_that_never_stop_stall_the_uninstall_with_exit_10_and_a_rerun_finishes_it(
     sim: SimulatedCluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim.add_nodes(eks_fleet(6))
@@ -160,8 +162,8 @@ def test_node_cache_pods_orphaned_by_their_daemon_set_are_stopped_before_the_res
     assert run(sim.control_plane, "uninstall") == 0
 
     written = deletes(sim.control_plane.requests_since(mark))
-    assert len(written) == 10 and all(path.startswith("pods/node-local-dns-") for path in written[:4]), written
-    assert written[4:] == REVERSE_ORDER
+    assert len(written) == 11 and all(path.startswith("pods/node-local-dns-") for path in written[:4]), written
+    assert written[4:] == [*REVERSE_ORDER, PARENT]
     assert sim.pods("kube-system", POD_LABELS) == []
     assert "[2/3] daemonset/kube-system/node-local-dns already gone; waiting for 4 node-cache pod(s)" in (
         capsys.readouterr().out
@@ -177,7 +179,11 @@ def test_without_the_monitoring_crds_uninstall_removes_the_rest(
         deploy_and_wait(sim, skip_monitoring=True)
         mark = sim.control_plane.audit_mark()
         assert run(sim.control_plane, "uninstall") == 0
-        assert deletes(sim.control_plane.requests_since(mark)) == ["daemonsets/node-local-dns", *REVERSE_ORDER[2:]]
+        assert deletes(sim.control_plane.requests_since(mark)) == [
+            "daemonsets/node-local-dns",
+            *REVERSE_ORDER[2:],
+            PARENT,
+        ]
         assert run(sim.control_plane, "verify", "--uninstalled") == 0
     finally:
         sim.control_plane.install_crds()

@@ -205,11 +205,14 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "platform.k8s.yaml (2)",
         "nodelocaldns",
     ]
-    assert lines[-1].endswith("(first deploy: the pod template was never restarted)")
+    assert lines[-1].endswith(
+        "(the pods of daemonset/kube-system/node-local-dns start after service/kube-system/kube-dns-upstream)"
+    )
     writes = [
         e["objectRef"]["resource"] + "/" + e["objectRef"]["name"] for e in user_cluster.mutating_requests_since(mark)
     ]
     assert writes == [
+        "configmaps/node-local-dns-applyset",  # the set the deploy applies (KEP-3659)
         "services/kube-dns-upstream",
         "services/node-local-dns-metrics",
         "serviceaccounts/node-local-dns",
@@ -219,7 +222,6 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "configmaps/dns-runbook",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
-        "daemonsets/node-local-dns",  # the first deploy's rollout restart
     ]
 
     kube_dns = rest.get(api, "/api/v1/namespaces/kube-system/services/kube-dns")

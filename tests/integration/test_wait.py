@@ -82,7 +82,7 @@ def test_tty_progress_redraws_one_line_no_wider_than_the_terminal(
     assert frames[-1].startswith("[wait] rollout complete in ") and frames[-1].endswith(" unavailable\n")
 
 
-def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_8_and_the_advised_rollback_recovers(
+def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_10_and_the_advised_rollback_recovers(
     sim: SimulatedCluster, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     sim.add_nodes(eks_fleet(8))

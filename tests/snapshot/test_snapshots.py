@@ -15,20 +15,19 @@ from constructs import Construct
 from syrupy.assertion import SnapshotAssertion
 
 from constructs_nld import (
+    AlertGroup,
     AlertRule,
-    AlertRules,
-    AlertRulesProps,
     AlertSettings,
     CacheSettings,
     Corefile,
     CorefileConfigMap,
     CorefileConfigMapProps,
     Directive,
-    FallthroughConfigMap,
-    FallthroughConfigMapProps,
-    FallthroughRules,
     GrafanaDashboard,
     GrafanaDashboardProps,
+    Keeper,
+    KeeperConfigMap,
+    KeeperConfigMapProps,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
@@ -39,7 +38,8 @@ from constructs_nld import (
     PodMonitor,
     PodMonitorProps,
     Ports,
-    RuleGroup,
+    PrometheusRule,
+    PrometheusRuleProps,
     ServerBlock,
     ServiceAccount,
     ServiceAccountProps,
@@ -66,7 +66,7 @@ _ReadableDumper.add_representer(str, _represent_str)
 def _yaml_by_chart(props: NodeLocalDNSProps) -> dict[str, str]:
     """Each chart's objects as the YAML a reviewer reads in dist/, keyed by the chart's role."""
     return {
-        chart.role: yaml.dump_all(chart.objects, Dumper=_ReadableDumper, sort_keys=False, width=1000)
+        chart.phase: yaml.dump_all(chart.objects, Dumper=_ReadableDumper, sort_keys=False, width=1000)
         for chart in synthesize(props)
     }
 
@@ -152,10 +152,10 @@ def test_full_synth_with_dashboard(snapshot: SnapshotAssertion) -> None:
         pytest.param(lambda scope: MetricsService(scope, "c"), id="MetricsService"),
         pytest.param(lambda scope: ServiceAccount(scope, "c"), id="ServiceAccount"),
         pytest.param(lambda scope: CorefileConfigMap(scope, "c"), id="CorefileConfigMap"),
-        pytest.param(lambda scope: FallthroughConfigMap(scope, "c"), id="FallthroughConfigMap"),
+        pytest.param(lambda scope: KeeperConfigMap(scope, "c"), id="KeeperConfigMap"),
         pytest.param(lambda scope: NodeCacheDaemonSet(scope, "c"), id="NodeCacheDaemonSet"),
         pytest.param(lambda scope: PodMonitor(scope, "c"), id="PodMonitor"),
-        pytest.param(lambda scope: AlertRules(scope, "c"), id="AlertRules"),
+        pytest.param(lambda scope: PrometheusRule(scope, "c"), id="PrometheusRule"),
         pytest.param(lambda scope: GrafanaDashboard(scope, "c"), id="GrafanaDashboard"),
     ],
 )
@@ -186,7 +186,7 @@ CUSTOM_COREFILE = Corefile(
     ),
 )
 
-CUSTOM_GROUP = RuleGroup(
+CUSTOM_GROUP = AlertGroup(
     name="dns",
     rules=(
         AlertRule(
@@ -277,19 +277,17 @@ CUSTOM_GROUP = RuleGroup(
             id="NodeCacheDaemonSet",
         ),
         pytest.param(
-            lambda scope: FallthroughConfigMap(
+            lambda scope: KeeperConfigMap(
                 scope,
                 "c",
-                FallthroughConfigMapProps(
+                KeeperConfigMapProps(
                     name="nld-fallthrough",
                     namespace="dns",
                     labels={"team": "dns"},
-                    rules=FallthroughRules(
-                        local_ip="fd00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
-                    ),
+                    keeper=Keeper(local_ip="fd00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)),
                 ),
             ),
-            id="FallthroughConfigMap",
+            id="KeeperConfigMap",
         ),
         pytest.param(
             lambda scope: NodeCacheDaemonSet(
@@ -301,7 +299,7 @@ CUSTOM_GROUP = RuleGroup(
                     kube_dns_cluster_ip="fd00:ec2::a",
                     interception="fallthrough",
                     privileged=False,
-                    fallthrough_config_map_name="nld-fallthrough",
+                    keeper_config_map_name="nld-fallthrough",
                 ),
             ),
             id="NodeCacheDaemonSet-fallthrough",
@@ -322,14 +320,14 @@ CUSTOM_GROUP = RuleGroup(
             id="PodMonitor",
         ),
         pytest.param(
-            lambda scope: AlertRules(
+            lambda scope: PrometheusRule(
                 scope,
                 "c",
-                AlertRulesProps(
+                PrometheusRuleProps(
                     name="dns-alerts", namespace="observability", labels={"team": "sre"}, group=CUSTOM_GROUP
                 ),
             ),
-            id="AlertRules",
+            id="PrometheusRule",
         ),
         pytest.param(
             lambda scope: GrafanaDashboard(

@@ -11,12 +11,10 @@ import cdk8s
 import pytest
 
 from constructs_nld import (
-    AlertRules,
-    AlertRulesProps,
     CorefileConfigMap,
     CorefileConfigMapProps,
-    FallthroughConfigMap,
-    FallthroughConfigMapProps,
+    KeeperConfigMap,
+    KeeperConfigMapProps,
     MetricsService,
     MetricsServiceProps,
     NodeCacheDaemonSet,
@@ -26,6 +24,8 @@ from constructs_nld import (
     PodMonitor,
     PodMonitorProps,
     Ports,
+    PrometheusRule,
+    PrometheusRuleProps,
     ServiceAccount,
     ServiceAccountProps,
     UpstreamService,
@@ -36,6 +36,13 @@ from constructs_nld import (
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
+
+
+def with_role(labels: dict[str, str], role: str) -> dict[str, str]:
+    """``labels`` plus the role labels every construct writes on its object's own metadata."""
+    return {**labels, "app.kubernetes.io/name": "node-local-dns", "app.kubernetes.io/component": role}
+
+
 NODE_RELABEL = [{"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]
 
 
@@ -117,11 +124,13 @@ def test_nld_objects_carry_k8s_app_and_managed_by(preview_objects: list[dict[str
     }
 
     assert labels == {
-        "kube-dns-upstream/Service": {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "kube-dns"},
-        "node-local-dns-metrics/Service": NODE_CACHE_LABELS,
-        "node-local-dns/ServiceAccount": NODE_CACHE_LABELS,
-        "node-local-dns/ConfigMap": NODE_CACHE_LABELS,
-        "node-local-dns/DaemonSet": NODE_CACHE_LABELS,
+        "kube-dns-upstream/Service": with_role(
+            {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "kube-dns"}, "upstream-service"
+        ),
+        "node-local-dns-metrics/Service": with_role(NODE_CACHE_LABELS, "metrics-service"),
+        "node-local-dns/ServiceAccount": with_role(NODE_CACHE_LABELS, "service-account"),
+        "node-local-dns/ConfigMap": with_role(NODE_CACHE_LABELS, "corefile"),
+        "node-local-dns/DaemonSet": with_role(NODE_CACHE_LABELS, "node-cache"),
     }
 
 
@@ -344,7 +353,7 @@ def test_pod_monitor(pod_monitor: dict[str, Any]) -> None:
     assert pod_monitor["metadata"] == {
         "name": "nodelocaldns",
         "namespace": "monitoring",
-        "labels": {"app.kubernetes.io/part-of": "osdc-monitoring"},
+        "labels": with_role({"app.kubernetes.io/part-of": "osdc-monitoring"}, "pod-monitor"),
     }
     assert pod_monitor["spec"]["selector"] == {"matchLabels": {"k8s-app": "node-local-dns"}}
     assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
@@ -382,7 +391,7 @@ def test_prometheus_rule(preview_objects: list[dict[str, Any]]) -> None:
     assert rule["metadata"] == {
         "name": "nodelocaldns-alerts",
         "namespace": "monitoring",
-        "labels": {"app.kubernetes.io/part-of": "osdc-monitoring"},
+        "labels": with_role({"app.kubernetes.io/part-of": "osdc-monitoring"}, "alert-rules"),
     }
     (group,) = rule["spec"]["groups"]
     assert group["name"] == "nodelocaldns"
@@ -408,7 +417,11 @@ def test_custom_monitoring_props() -> None:
     objects = {obj["kind"]: obj for chart in synthesize(props) for obj in chart.objects}
 
     pod_monitor = objects["PodMonitor"]
-    assert pod_monitor["metadata"] == {"name": "nodelocaldns", "namespace": "observability", "labels": {"team": "sre"}}
+    assert pod_monitor["metadata"] == {
+        "name": "nodelocaldns",
+        "namespace": "observability",
+        "labels": with_role({"team": "sre"}, "pod-monitor"),
+    }
     assert pod_monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
     assert [endpoint["interval"] for endpoint in pod_monitor["spec"]["podMetricsEndpoints"]] == ["30s", "30s"]
     rules = objects["PrometheusRule"]["spec"]["groups"][0]["rules"]
@@ -423,7 +436,7 @@ def test_custom_monitoring_props() -> None:
 def test_without_monitoring_there_are_two_charts_and_no_monitoring_kinds() -> None:
     charts = synthesize(NodeLocalDNSProps(monitoring=False))
 
-    assert [chart.role for chart in charts] == ["services", "workload"]
+    assert [chart.phase for chart in charts] == ["services", "workload"]
     kinds = [obj["kind"] for chart in charts for obj in chart.objects]
     assert kinds == ["Service", "Service", "ServiceAccount", "ConfigMap", "DaemonSet"]
 
@@ -436,7 +449,7 @@ def test_without_monitoring_the_construct_has_no_monitoring_chart() -> None:
 
 
 def test_chart_roles_in_apply_order() -> None:
-    assert [chart.role for chart in synthesize(NodeLocalDNSProps())] == ["services", "workload", "monitoring"]
+    assert [chart.phase for chart in synthesize(NodeLocalDNSProps())] == ["services", "workload", "monitoring"]
 
 
 def test_chart_dependencies_give_services_then_workload_then_monitoring() -> None:
@@ -521,9 +534,9 @@ def test_synth_writes_plain_file_names_in_apply_order(tmp_path: Path) -> None:
         (lambda: MetricsServiceProps(name="9metrics"), "name: must start with a letter to name a Service"),
         (lambda: ServiceAccountProps(labels={"a b": "x"}), "labels: 'a b' is not a valid label key"),
         (lambda: CorefileConfigMapProps(corefile="errors"), "corefile: must be a Corefile, got 'errors'"),  # type: ignore[arg-type]
-        (lambda: FallthroughConfigMapProps(rules="x"), "rules: must be a FallthroughRules, got 'x'"),  # type: ignore[arg-type]
-        (lambda: FallthroughConfigMapProps(name="Rules"), "name: must be a DNS label"),
-        (lambda: AlertRulesProps(group=None), "group: must be a RuleGroup, got None"),  # type: ignore[arg-type]
+        (lambda: KeeperConfigMapProps(keeper="x"), "keeper: must be a Keeper, got 'x'"),  # type: ignore[arg-type]
+        (lambda: KeeperConfigMapProps(name="Rules"), "name: must be a DNS label"),
+        (lambda: PrometheusRuleProps(group=None), "group: must be an AlertGroup, got None"),  # type: ignore[arg-type]
         (lambda: PodMonitorProps(interval="5m\n"), "interval: must be a Prometheus duration"),
         (
             lambda: NodeCacheDaemonSetProps(upstream_service_name="1-upstream"),
@@ -543,10 +556,10 @@ def test_fails_when_a_construct_props_value_is_bad(build: Callable[[], object], 
         MetricsService,
         ServiceAccount,
         CorefileConfigMap,
-        FallthroughConfigMap,
+        KeeperConfigMap,
         NodeCacheDaemonSet,
         PodMonitor,
-        AlertRules,
+        PrometheusRule,
     ],
 )
 def test_fails_when_a_construct_gets_something_else_than_its_props(construct: Callable[..., object]) -> None:
@@ -563,7 +576,7 @@ def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
 
 # --- the fallthrough mode and least privilege ---------------------------------------------------
 
-KEEPER_SCRIPT = "/etc/nodelocaldns-fallthrough/keeper.sh"
+KEEPER_SCRIPT = "/etc/nodelocaldns-keeper/keeper.sh"
 
 
 def _workload(**kwargs: Any) -> list[dict[str, Any]]:
@@ -573,16 +586,16 @@ def _workload(**kwargs: Any) -> list[dict[str, Any]]:
 
 def test_fallthrough_adds_its_config_map_before_the_daemon_set_in_the_workload_chart() -> None:
     charts = synthesize(NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception="fallthrough"))
-    workload = next(chart for chart in charts if chart.role == "workload")
+    workload = next(chart for chart in charts if chart.phase == "workload")
 
     assert [(o["kind"], o["metadata"]["name"]) for o in workload.objects] == [
         ("ServiceAccount", "node-local-dns"),
         ("ConfigMap", "node-local-dns"),
-        ("ConfigMap", "node-local-dns-fallthrough"),
+        ("ConfigMap", "node-local-dns-keeper"),
         ("DaemonSet", "node-local-dns"),
     ]
-    config_map = _one(list(workload.objects), "ConfigMap", "node-local-dns-fallthrough")
-    assert config_map["metadata"]["labels"] == NODE_CACHE_LABELS
+    config_map = _one(list(workload.objects), "ConfigMap", "node-local-dns-keeper")
+    assert config_map["metadata"]["labels"] == with_role(NODE_CACHE_LABELS, "keeper-config")
     assert set(config_map["data"]) == {"keeper.sh", "rules"}
     assert "-d fd00:ec2::a/128 -p udp -m udp --dport 53 -m socket" in config_map["data"]["rules"]
 
@@ -603,7 +616,7 @@ def test_fallthrough_keeper_container() -> None:
     keeper = pod["containers"][1]
 
     assert keeper == {
-        "name": "fallthrough-rules",
+        "name": "keeper",
         "image": "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
         "imagePullPolicy": "IfNotPresent",
         "command": ["/bin/sh", KEEPER_SCRIPT, "keep"],
@@ -616,10 +629,10 @@ def test_fallthrough_keeper_container() -> None:
         "securityContext": {"privileged": True},
         "volumeMounts": [
             {"name": "xtables-lock", "mountPath": "/run/xtables.lock", "readOnly": False},
-            {"name": "fallthrough-rules", "mountPath": "/etc/nodelocaldns-fallthrough", "readOnly": True},
+            {"name": "keeper", "mountPath": "/etc/nodelocaldns-keeper", "readOnly": True},
         ],
     }
-    assert pod["volumes"][-1] == {"name": "fallthrough-rules", "configMap": {"name": "node-local-dns-fallthrough"}}
+    assert pod["volumes"][-1] == {"name": "keeper", "configMap": {"name": "node-local-dns-keeper"}}
 
 
 def test_fallthrough_keeper_takes_the_node_cache_image_and_pull_policy() -> None:
@@ -662,7 +675,7 @@ def test_without_privilege_in_fallthrough_node_cache_needs_no_net_raw_and_the_ke
 
 
 def test_the_spec_mode_has_no_keeper_and_no_fallthrough_objects(preview_objects: list[dict[str, Any]]) -> None:
-    assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-fallthrough"]
+    assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-keeper"]
     daemon_set = _one(preview_objects, "DaemonSet", "node-local-dns")
     assert "-setupiptables=false" not in daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
 
@@ -688,7 +701,7 @@ def test_fails_when_portable_is_given_an_address() -> None:
 
 def test_argocd_sync_waves_order_services_workload_monitoring() -> None:
     waves = {
-        (chart.role, obj["kind"]): obj["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]
+        (chart.phase, obj["kind"]): obj["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"]
         for chart in synthesize(NodeLocalDNSProps(argocd_sync_waves=True))
         for obj in chart.objects
     }

@@ -74,12 +74,12 @@ def _corefile(*blocks: ServerBlock, cluster_domain: str = "cluster.local") -> Co
 
 @pytest.fixture
 def preview_text() -> str:
-    return NodeLocalDNSProps().config_map_props().corefile.render()
+    return NodeLocalDNSProps().parts.corefile.corefile.render()
 
 
 @pytest.fixture
 def deployable_text() -> str:
-    return NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a").config_map_props().corefile.render()
+    return NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a").parts.corefile.corefile.render()
 
 
 # --- the default Corefile ------------------------------------------------------------------
@@ -99,7 +99,7 @@ def test_four_blocks_in_order(preview_text: str) -> None:
 
 
 def test_model_has_four_blocks_in_order() -> None:
-    corefile = NodeLocalDNSProps().config_map_props().corefile
+    corefile = NodeLocalDNSProps().parts.corefile.corefile
 
     assert [block.key for block in corefile.blocks] == ["cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53", ".:53"]
     assert corefile.cluster_domain == "cluster.local"
@@ -207,7 +207,7 @@ ip6.arpa:53 {
 
 
 def test_props_cluster_domain_reaches_the_corefile() -> None:
-    corefile = NodeLocalDNSProps(cluster_domain="example.internal").config_map_props().corefile
+    corefile = NodeLocalDNSProps(cluster_domain="example.internal").parts.corefile.corefile
 
     assert corefile.cluster_domain == "example.internal"
     assert corefile.render().startswith("example.internal:53 {\n")
@@ -215,7 +215,7 @@ def test_props_cluster_domain_reaches_the_corefile() -> None:
 
 
 def test_block_lookup_fails_for_an_unknown_zone() -> None:
-    corefile = NodeLocalDNSProps().config_map_props().corefile
+    corefile = NodeLocalDNSProps().parts.corefile.corefile
 
     with pytest.raises(KeyError):
         corefile.block("example.com")

@@ -41,7 +41,7 @@ def test_the_dashboard_is_off_by_default() -> None:
 
 
 def test_the_dashboard_joins_the_monitoring_chart_as_a_sidecar_config_map() -> None:
-    charts = {chart.role: chart.objects for chart in synthesize(NodeLocalDNSProps(dashboard=True))}
+    charts = {chart.phase: chart.objects for chart in synthesize(NodeLocalDNSProps(dashboard=True))}
     config_map, model = _dashboard(NodeLocalDNSProps(dashboard=True))
 
     assert [(o["kind"], o["metadata"]["name"]) for o in charts["monitoring"]][-1] == (
@@ -51,7 +51,11 @@ def test_the_dashboard_joins_the_monitoring_chart_as_a_sidecar_config_map() -> N
     assert config_map["metadata"] == {
         "name": "nodelocaldns-dashboard",
         "namespace": "monitoring",
-        "labels": {"grafana_dashboard": "1"},
+        "labels": {
+            "grafana_dashboard": "1",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "dashboard",
+        },
     }
     assert list(config_map["data"]) == ["nodelocaldns.json"]
     assert (model["uid"], model["title"], model["refresh"]) == ("nodelocaldns", "NodeLocal DNSCache", "1m")
@@ -95,7 +99,11 @@ def test_the_queries_are_valid_promql(tmp_path: Path) -> None:
 def test_labels_come_from_the_props() -> None:
     config_map, _ = _dashboard(NodeLocalDNSProps(dashboard=True, dashboard_labels={"grafana_dashboard": "nld"}))
 
-    assert config_map["metadata"]["labels"] == {"grafana_dashboard": "nld"}
+    assert config_map["metadata"]["labels"] == {
+        "grafana_dashboard": "nld",
+        "app.kubernetes.io/name": "node-local-dns",
+        "app.kubernetes.io/component": "dashboard",
+    }
 
 
 def test_fails_when_the_dashboard_is_on_without_monitoring() -> None:

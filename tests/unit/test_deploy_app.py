@@ -211,7 +211,13 @@ def test_fails_when_the_app_did_not_take_the_live_cluster_ip(charts: tuple[AppCh
 
 
 def test_the_cluster_ip_is_compared_by_value(charts: tuple[AppChart, ...]) -> None:
-    locate(charts).check_cluster_ip("FD00:EC2:0:0:0:0:0:A")
+    component = locate(charts)
+    spelled_otherwise = "FD00:EC2:0:0:0:0:0:A"
+
+    assert spelled_otherwise not in component.local_ips
+    component.check_cluster_ip(spelled_otherwise)  # the same address: accepted
+    with pytest.raises(InvalidConfigError, match=r"lacks kube-dns's live ClusterIP fd00:ec2::a0"):
+        component.check_cluster_ip("fd00:ec2::a0")
 
 
 def test_a_preview_is_located_too() -> None:
@@ -230,3 +236,137 @@ def test_a_yaml_round_trip_of_the_app_locates_the_same(charts: tuple[AppChart, .
         (tmp_path / f"{index:04d}-{chart.name}.k8s.yaml").write_text(yaml.safe_dump_all(chart.objects))
 
     assert locate(read_charts(tmp_path, "python main.py")).objects() == locate(charts).objects()
+
+
+# --- locate: by the labels each construct writes ------------------------------------------
+def _labelled(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    return next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name)
+
+
+def test_an_app_of_hand_composed_constructs_is_found_by_its_labels() -> None:
+    from constructs_nld.runtime import cdk8s
+    from constructs_nld.services import UpstreamService
+    from constructs_nld.workload import NodeCacheDaemonSet, NodeCacheDaemonSetProps
+
+    app = cdk8s.App()
+    services = cdk8s.Chart(app, "team-services")
+    UpstreamService(services, "upstream")
+    workload = cdk8s.Chart(app, "team-workload")
+    NodeCacheDaemonSet(workload, "nld", NodeCacheDaemonSetProps(name="team-nld", kube_dns_cluster_ip=CLUSTER_IP))
+    workload.add_dependency(services)
+    charts = tuple(AppChart(chart.node.id, tuple(chart.to_json())) for chart in app.charts)
+
+    component = locate(charts)
+
+    assert [(role.value, o["metadata"]["name"]) for role, o in component.members] == [
+        ("upstream-service", "kube-dns-upstream"),
+        ("node-cache", "team-nld"),
+    ]
+    assert component.corefile is None and component.metrics_service is None
+
+
+def test_fails_naming_an_object_whose_labels_and_kind_disagree(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    _labelled(objects, "ServiceAccount", "node-local-dns")["metadata"]["labels"]["app.kubernetes.io/component"] = (
+        "corefile"
+    )
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^serviceaccount/kube-system/node-local-dns is labelled app.kubernetes.io/component=corefile, "
+        r"which is a ConfigMap \(v1\), but it is a ServiceAccount \(v1\): its labels and its YAML disagree$",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_naming_a_node_cache_daemon_set_without_node_cache(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    _labelled(objects, "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]["containers"][0]["name"] = "cache"
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^daemonset/kube-system/node-local-dns is labelled app.kubernetes.io/component=node-cache but has no "
+        r"container 'node-cache' running node-cache with -localip and -upstreamsvc",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_naming_a_hand_written_service_the_daemon_set_forwards_to(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    labels = _labelled(objects, "Service", "kube-dns-upstream")["metadata"]["labels"]
+    del labels["app.kubernetes.io/name"], labels["app.kubernetes.io/component"]
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^service/kube-system/kube-dns-upstream, which daemonset/kube-system/node-local-dns's -upstreamsvc "
+        r"names, does not say what it is \(no labels app.kubernetes.io/name=node-local-dns, "
+        r"app.kubernetes.io/component=upstream-service\)",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_naming_a_hand_written_corefile_the_pods_mount(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    del _labelled(objects, "ConfigMap", "node-local-dns")["metadata"]["labels"]["app.kubernetes.io/name"]
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^configmap/kube-system/node-local-dns, which daemonset/kube-system/node-local-dns's Corefile volume "
+        r"names, does not say what it is",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_naming_the_hand_written_daemon_sets_of_an_app_without_labels(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    for obj in objects:
+        obj["metadata"]["labels"] = {
+            k: v for k, v in obj["metadata"]["labels"].items() if not k.startswith("app.kubernetes.io/")
+        }
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^the app defines no NodeLocal DNS DaemonSet \(labels app.kubernetes.io/name=node-local-dns, "
+        r"app.kubernetes.io/component=node-cache\); its DaemonSets daemonset/kube-system/node-local-dns do not say "
+        r"what they are",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_when_the_upstream_label_is_on_another_service_than_upstreamsvc_names(
+    charts: tuple[AppChart, ...],
+) -> None:
+    objects = one_chart(charts)
+    _labelled(objects, "Service", "kube-dns-upstream")["metadata"]["name"] = "dns-upstream"
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^daemonset/kube-system/node-local-dns's -upstreamsvc names service/kube-system/kube-dns-upstream, "
+        r"but the app labels service/kube-system/dns-upstream as its upstream-service: "
+        r"the labels and the YAML disagree",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_on_a_role_nodelocal_dns_does_not_have(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    _labelled(objects, "ConfigMap", "node-local-dns")["metadata"]["labels"]["app.kubernetes.io/component"] = "cache"
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^configmap/kube-system/node-local-dns is labelled app.kubernetes.io/component='cache', which is not a "
+        r"role of NodeLocal DNS \(one of upstream-service, metrics-service, ",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))
+
+
+def test_fails_when_a_labelled_metrics_service_is_not_headless(charts: tuple[AppChart, ...]) -> None:
+    objects = one_chart(charts)
+    del _labelled(objects, "Service", "node-local-dns-metrics")["spec"]["clusterIP"]
+
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"^service/kube-system/node-local-dns-metrics is labelled app.kubernetes.io/component=metrics-service "
+        r"but is not headless",
+    ):
+        locate((AppChart("all.k8s.yaml", tuple(objects)),))

@@ -15,7 +15,7 @@ from constructs_nld import (
     Ports,
     Toleration,
 )
-from constructs_nld.rules import AlertSettings
+from constructs_nld.alerts import AlertSettings
 from constructs_nld.workload import NodeCacheDaemonSetProps
 
 # NodeLocalDNSProps builds (and lints) the Corefile before it checks the addresses, so a
@@ -124,7 +124,7 @@ def test_accepts_valid_values(kwargs: dict[str, Any]) -> None:
 
 
 def test_ephemeral_storage_limit_reaches_the_daemon_set_props() -> None:
-    resources = NodeLocalDNSProps(limits={"ephemeral-storage": "1Gi"}).daemon_set_props().limits
+    resources = NodeLocalDNSProps(limits={"ephemeral-storage": "1Gi"}).parts.daemon_set.limits
 
     assert dict(resources) == {"ephemeral-storage": "1Gi"}
 
@@ -502,8 +502,8 @@ def test_accepts_unicast_addresses_outside_the_refused_ranges(value: str, canoni
 def test_canonical_addresses_reach_every_place_that_writes_one() -> None:
     props = NodeLocalDNSProps(local_ip="FD00:0:0::10", kube_dns_cluster_ip="FD00:EC2::000A")
 
-    corefile = props.config_map_props().corefile.render()
-    daemon_set = props.daemon_set_props()
+    corefile = props.parts.corefile.corefile.render()
+    daemon_set = props.parts.daemon_set
 
     assert "    bind fd00::10 fd00:ec2::a\n" in corefile
     assert "    health [fd00::10]:8080\n" in corefile
@@ -523,7 +523,7 @@ def test_fails_when_dns_port_is_not_53(value: int) -> None:
 def test_upstream_service_stays_on_kube_dns_port_53() -> None:
     props = NodeLocalDNSProps(ports=Ports(health=8081, metrics=9254, binary_metrics=9354))
 
-    assert props.upstream_service_props().dns_port == 53
+    assert props.parts.upstream_service.dns_port == 53
 
 
 @pytest.mark.parametrize("value", ["dns", "default", "node-local-dns"])
@@ -774,19 +774,20 @@ def test_fails_when_privileged_is_not_a_bool(value: Any) -> None:
 
 @pytest.mark.parametrize("value", ["Rules", "a_b", "", "x" * 64])
 def test_fails_when_fallthrough_config_map_name_is_not_a_dns_label(value: str) -> None:
-    with pytest.raises(ValueError, match=r"^fallthrough_config_map_name: must be a DNS label"):
-        NodeCacheDaemonSetProps(fallthrough_config_map_name=value)
+    with pytest.raises(ValueError, match=r"^keeper_config_map_name: must be a DNS label"):
+        NodeCacheDaemonSetProps(keeper_config_map_name=value)
 
 
 def test_fallthrough_builds_the_config_map_props_for_the_daemon_set_addresses_and_ports() -> None:
     props = NodeLocalDNSProps(
         interception="fallthrough", local_ip="FD00::53", kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)
     )
-    rules = props.fallthrough_config_map_props().rules
+    assert props.parts.keeper_config is not None
+    rules = props.parts.keeper_config.keeper
 
     assert (rules.local_ip, rules.kube_dns_cluster_ip, rules.ports.health) == ("fd00::53", "fd00:ec2::a", 8081)
-    assert props.daemon_set_props().interception == "fallthrough"
+    assert props.parts.daemon_set.interception == "fallthrough"
 
 
 def test_privileged_reaches_the_daemon_set_props() -> None:
-    assert NodeLocalDNSProps(privileged=False).daemon_set_props().privileged is False
+    assert NodeLocalDNSProps(privileged=False).parts.daemon_set.privileged is False

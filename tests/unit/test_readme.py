@@ -66,10 +66,11 @@ def test_own_app_example_synthesizes_with_the_cluster_ip_and_no_banner(tmp_path:
 def test_props_table_names_every_prop() -> None:
     table = section("Props (`NodeLocalDNSProps`)")
     for prop in dataclasses.fields(NodeLocalDNSProps):
-        assert f"`{prop.name}`" in table, f"README props table lacks {prop.name}"
+        if prop.init:
+            assert f"`{prop.name}`" in table, f"README props table lacks {prop.name}"
 
 
 def test_exit_code_table_lists_every_exit_code() -> None:
     rows = re.findall(r"^\| (\d+) \| ", section("Deploy and verify"), re.M)
 
-    assert [int(code) for code in rows] == [code.value for code in ExitCode]
+    assert sorted({int(code) for code in rows}) == [code.value for code in ExitCode]

@@ -11,9 +11,8 @@ from cdk8s_plus_28 import k8s
 from constructs import Construct
 
 from constructs_nld import (
+    AlertGroup,
     AlertRule,
-    AlertRules,
-    AlertRulesProps,
     AlertSettings,
     Corefile,
     CorefileConfigMap,
@@ -25,7 +24,8 @@ from constructs_nld import (
     NodeCacheDaemonSetProps,
     PodMonitor,
     PodMonitorProps,
-    RuleGroup,
+    PrometheusRule,
+    PrometheusRuleProps,
     ServerBlock,
     ServiceAccount,
     ServiceAccountProps,
@@ -79,7 +79,7 @@ def _only_ours(objects: list[dict[str, Any]]) -> dict[str, Any]:
         (lambda scope: CorefileConfigMap(scope, "corefile"), "ConfigMap", "kube-system", "node-local-dns"),
         (lambda scope: NodeCacheDaemonSet(scope, "ds"), "DaemonSet", "kube-system", "node-local-dns"),
         (lambda scope: PodMonitor(scope, "pm"), "PodMonitor", "monitoring", "nodelocaldns"),
-        (lambda scope: AlertRules(scope, "rules"), "PrometheusRule", "monitoring", "nodelocaldns-alerts"),
+        (lambda scope: PrometheusRule(scope, "rules"), "PrometheusRule", "monitoring", "nodelocaldns-alerts"),
     ],
     ids=[
         "UpstreamService",
@@ -88,7 +88,7 @@ def _only_ours(objects: list[dict[str, Any]]) -> dict[str, Any]:
         "CorefileConfigMap",
         "NodeCacheDaemonSet",
         "PodMonitor",
-        "AlertRules",
+        "PrometheusRule",
     ],
 )
 def test_construct_alone_in_a_user_chart_keeps_its_explicit_name(
@@ -109,7 +109,15 @@ def test_upstream_service_with_custom_props() -> None:
 
     ours = _only_ours(_synth_in_user_chart(lambda scope: UpstreamService(scope, "upstream", props)))
 
-    assert ours["metadata"] == {"name": "coredns-upstream", "namespace": "dns", "labels": {"team": "dns"}}
+    assert ours["metadata"] == {
+        "name": "coredns-upstream",
+        "namespace": "dns",
+        "labels": {
+            "team": "dns",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "upstream-service",
+        },
+    }
     assert ours["spec"]["selector"] == {"app": "coredns"}
     assert ours["spec"]["ports"] == [
         {"name": "dns", "port": 5353, "protocol": "UDP", "targetPort": 5353},
@@ -124,7 +132,15 @@ def test_metrics_service_with_custom_props() -> None:
 
     ours = _only_ours(_synth_in_user_chart(lambda scope: MetricsService(scope, "metrics", props)))
 
-    assert ours["metadata"] == {"name": "nld-metrics", "namespace": "dns", "labels": {"team": "dns"}}
+    assert ours["metadata"] == {
+        "name": "nld-metrics",
+        "namespace": "dns",
+        "labels": {
+            "team": "dns",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "metrics-service",
+        },
+    }
     assert ours["spec"]["clusterIP"] == "None"
     assert [(port["name"], port["port"]) for port in ours["spec"]["ports"]] == [
         ("metrics", 9254),
@@ -140,7 +156,15 @@ def test_service_account_with_custom_props() -> None:
     assert ours == {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": {"name": "nld", "namespace": "dns", "labels": {"team": "dns"}},
+        "metadata": {
+            "name": "nld",
+            "namespace": "dns",
+            "labels": {
+                "team": "dns",
+                "app.kubernetes.io/name": "node-local-dns",
+                "app.kubernetes.io/component": "service-account",
+            },
+        },
         "automountServiceAccountToken": False,
     }
 
@@ -160,7 +184,15 @@ def test_config_map_with_a_custom_corefile() -> None:
 
     ours = _only_ours(_synth_in_user_chart(lambda scope: CorefileConfigMap(scope, "corefile", props)))
 
-    assert ours["metadata"] == {"name": "nld-config", "namespace": "dns", "labels": {"team": "dns"}}
+    assert ours["metadata"] == {
+        "name": "nld-config",
+        "namespace": "dns",
+        "labels": {
+            "team": "dns",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "corefile",
+        },
+    }
     assert ours["data"] == {"Corefile": "example.internal:53 {\n    bind fd00::53\n    health [fd00::53]:8081\n}\n"}
 
 
@@ -182,7 +214,15 @@ def test_daemon_set_with_custom_props() -> None:
 
     ours = _only_ours(_synth_in_user_chart(lambda scope: NodeCacheDaemonSet(scope, "ds", props)))
 
-    assert ours["metadata"] == {"name": "nld", "namespace": "dns", "labels": {"team": "dns"}}
+    assert ours["metadata"] == {
+        "name": "nld",
+        "namespace": "dns",
+        "labels": {
+            "team": "dns",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "node-cache",
+        },
+    }
     spec = ours["spec"]
     assert spec["selector"] == {"matchLabels": {"app": "nld"}}
     assert spec["updateStrategy"]["rollingUpdate"] == {"maxUnavailable": 2}
@@ -210,7 +250,15 @@ def test_pod_monitor_with_custom_props() -> None:
 
     ours = _only_ours(_synth_in_user_chart(lambda scope: PodMonitor(scope, "pm", props)))
 
-    assert ours["metadata"] == {"name": "nld", "namespace": "observability", "labels": {"team": "sre"}}
+    assert ours["metadata"] == {
+        "name": "nld",
+        "namespace": "observability",
+        "labels": {
+            "team": "sre",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "pod-monitor",
+        },
+    }
     assert ours["spec"]["namespaceSelector"] == {"matchNames": ["dns"]}
     assert [(endpoint["port"], endpoint["interval"]) for endpoint in ours["spec"]["podMetricsEndpoints"]] == [
         ("metrics", "30s"),
@@ -220,7 +268,7 @@ def test_pod_monitor_with_custom_props() -> None:
 
 
 def test_alert_rules_with_a_custom_group() -> None:
-    group = RuleGroup(
+    group = AlertGroup(
         name="dns",
         rules=(
             AlertRule(
@@ -232,11 +280,19 @@ def test_alert_rules_with_a_custom_group() -> None:
             ),
         ),
     )
-    props = AlertRulesProps(name="dns-alerts", namespace="observability", labels={"team": "sre"}, group=group)
+    props = PrometheusRuleProps(name="dns-alerts", namespace="observability", labels={"team": "sre"}, group=group)
 
-    ours = _only_ours(_synth_in_user_chart(lambda scope: AlertRules(scope, "rules", props)))
+    ours = _only_ours(_synth_in_user_chart(lambda scope: PrometheusRule(scope, "rules", props)))
 
-    assert ours["metadata"] == {"name": "dns-alerts", "namespace": "observability", "labels": {"team": "sre"}}
+    assert ours["metadata"] == {
+        "name": "dns-alerts",
+        "namespace": "observability",
+        "labels": {
+            "team": "sre",
+            "app.kubernetes.io/name": "node-local-dns",
+            "app.kubernetes.io/component": "alert-rules",
+        },
+    }
     assert ours["spec"] == {
         "groups": [
             {

@@ -10,9 +10,9 @@ import pytest
 
 from constructs_nld.deploy import DeployOptions
 from constructs_nld.deploy.kube import ObjectRef
+from constructs_nld.deploy.options import UninstallOptions
 from constructs_nld.deploy.progress import PlainProgress, TtyProgress, make_progress
 from constructs_nld.deploy.rollout import RolloutStatus, RolloutTracker, not_ready_pods
-from constructs_nld.deploy.uninstall import UninstallOptions
 
 REF = ObjectRef("apps/v1", "DaemonSet", "kube-system", "node-local-dns")
 

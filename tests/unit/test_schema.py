@@ -59,6 +59,12 @@ def _validate_custom(repo_root: Path, obj: dict[str, Any]) -> None:
     _crd_validator(repo_root, obj["kind"], obj["apiVersion"]).validate(obj)
 
 
+def _custom_errors(repo_root: Path, obj: dict[str, Any]) -> list[str]:
+    """Every schema error of a prometheus-operator object against its CRD, each as ``path: message``."""
+    validator = _crd_validator(repo_root, obj["kind"], obj["apiVersion"])
+    return [f"{'.'.join(str(p) for p in error.absolute_path)}: {error.message}" for error in validator.iter_errors(obj)]
+
+
 def _built_in(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [obj for obj in objects if obj["kind"] not in CRD_FILES]
 
@@ -131,7 +137,10 @@ def test_fails_when_service_port_is_not_a_number(preview_objects: list[dict[str,
 def test_monitoring_objects_validate_against_their_crd(
     objects: list[dict[str, Any]], repo_root: Path, kind: str
 ) -> None:
-    _validate_custom(repo_root, _custom(objects, kind))
+    obj = _custom(objects, kind)
+
+    assert obj["spec"]
+    assert _custom_errors(repo_root, obj) == []
 
 
 def test_fails_when_pod_monitor_interval_is_not_a_duration(

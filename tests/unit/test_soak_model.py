@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from constructs_nld.deploy.soak import Rollouts, duration_seconds, format_duration, rollouts
+from constructs_nld.deploy.commands.soak import Rollouts, rollouts
+from constructs_nld.durations import duration_seconds, format_duration
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from constructs_nld.deploy.deployer import take_over_patch
+from constructs_nld.deploy.takeover import take_over_patch
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 ROLLOUT = {

@@ -1,7 +1,8 @@
-"""The alert rules as data: small dataclasses, their lint, and the Prometheus rule-group form.
+"""The alerts as data: small dataclasses, their lint, and the Prometheus rule-group form.
 
-Pure code (no cdk8s): the PrometheusRule construct renders a :class:`RuleGroup`, and the
-promtool tests read the same rendered group back from the synthesized object.
+Pure code (no cdk8s): the PrometheusRule construct renders an :class:`AlertGroup`, and the
+promtool tests read the same rendered group back from the synthesized object. (The
+ip6tables rules of the fallthrough mode are another thing: :mod:`constructs_nld.keeper`.)
 """
 
 from __future__ import annotations
@@ -11,41 +12,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from constructs_nld import defaults
+from constructs_nld.durations import check_duration
 from constructs_nld.props import check_types
 
 __all__ = [
+    "AlertGroup",
     "AlertRule",
     "AlertSettings",
     "NodeLocalDNSAlerts",
-    "RuleGroup",
-    "check_duration",
     "find_wrong_metric_prefix",
-    "node_local_dns_rules",
+    "node_local_dns_alerts",
 ]
 
-_DURATION = re.compile(r"(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|`[^`]*`')
 _WRONG_PREFIX = re.compile(r"(?<![A-Za-z0-9_:])nodelocaldns_[A-Za-z0-9_:]*")
 _WRONG_NAME_MATCHER = re.compile(r"""__name__\s*=~?\s*["'`](nodelocaldns_[^"'`]*)""")
 _ALERT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MAX_DURATION_NS = 2**63 - 1
-
-
-def check_duration(prop: str, value: str, *, positive: bool = False) -> None:
-    """Raise unless ``value`` is a Prometheus duration such as ``5m`` or ``1h30m`` (above zero if ``positive``)."""
-    match = _DURATION.fullmatch(value) if isinstance(value, str) and value else None
-    if match is None or _nanoseconds(match) > _MAX_DURATION_NS:
-        raise ValueError(f"{prop}: must be a Prometheus duration such as '5m', got {value!r}")
-    if positive and not any(c in "123456789" for c in value):
-        raise ValueError(f"{prop}: must be longer than zero, got {value!r}")
-
-
-def _nanoseconds(match: re.Match[str]) -> int:
-    """The length of a matched duration; Prometheus refuses one beyond an int64 of nanoseconds (292 years)."""
-    second = 10**9
-    units = (365 * 86400 * second, 7 * 86400 * second, 86400 * second, 3600 * second, 60 * second, second, 10**6)
-    return sum(int(match.group(group) or 0) * unit for group, unit in zip(range(2, 15, 2), units, strict=True))
 
 
 def find_wrong_metric_prefix(expr: str) -> str | None:
@@ -124,8 +107,8 @@ class AlertRule:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RuleGroup:
-    """A named group of rules, evaluated together."""
+class AlertGroup:
+    """A named group of alerting rules, evaluated together."""
 
     name: str
     """Group name, unique within the PrometheusRule."""
@@ -153,28 +136,28 @@ class NodeLocalDNSAlerts:
             for_=defaults.SETUP_ERRORS_ALERT_FOR, severity=defaults.SETUP_ERRORS_ALERT_SEVERITY
         )
     )
-    """NodeLocalDNSSetupErrors: iptables/interface setup failed. Default: 5m, critical."""
+    """NodeLocalDNSSetupErrors: iptables/interface setup failed. Default: - 5m, critical."""
 
     pod_restarting: AlertSettings = field(
         default_factory=lambda: AlertSettings(
             for_=defaults.RESTARTING_ALERT_FOR, severity=defaults.RESTARTING_ALERT_SEVERITY
         )
     )
-    """NodeLocalDNSPodRestarting: node-cache containers restart. Default: 10m, warning."""
+    """NodeLocalDNSPodRestarting: node-cache containers restart. Default: - 10m, warning."""
 
     daemonset_degraded: AlertSettings = field(
         default_factory=lambda: AlertSettings(
             for_=defaults.DEGRADED_ALERT_FOR, severity=defaults.DEGRADED_ALERT_SEVERITY
         )
     )
-    """NodeLocalDNSDaemonSetDegraded: pods unavailable. Default: 15m, warning."""
+    """NodeLocalDNSDaemonSetDegraded: pods unavailable. Default: - 15m, warning."""
 
     target_down: AlertSettings = field(
         default_factory=lambda: AlertSettings(
             for_=defaults.TARGET_DOWN_ALERT_FOR, severity=defaults.TARGET_DOWN_ALERT_SEVERITY
         )
     )
-    """NodeLocalDNSMetricsDown: a scrape target is down or all are gone. Default: 10m, warning.
+    """NodeLocalDNSMetricsDown: a scrape target is down or all are gone. Default: - 10m, warning.
 
     Not in the spec's three; added because without it, losing the targets would also
     silence NodeLocalDNSSetupErrors (DECISIONS.md: "nothing alerts when the metrics
@@ -186,14 +169,14 @@ class NodeLocalDNSAlerts:
         check_types(self)
 
 
-def node_local_dns_rules(
+def node_local_dns_alerts(
     *,
     alerts: NodeLocalDNSAlerts,
     namespace: str,
     daemon_set: str,
     container: str,
     scrape_job: str,
-) -> RuleGroup:
+) -> AlertGroup:
     """The NodeLocal DNSCache alert group.
 
     ``scrape_job`` is the ``job`` label prometheus-operator gives the PodMonitor's
@@ -201,7 +184,7 @@ def node_local_dns_rules(
     PodMonitor relabels ``node`` from the pod's node name onto every scraped series.
     """
     up = f'up{{job="{scrape_job}"}}'
-    return RuleGroup(
+    return AlertGroup(
         name="nodelocaldns",
         rules=(
             AlertRule(

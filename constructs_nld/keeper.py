@@ -1,10 +1,10 @@
-"""The fallthrough interception mode: ip6tables rules that divert the pods' DNS only while node-cache listens.
+"""The fallthrough keeper: ip6tables rules that divert the pods' DNS only while node-cache listens, and their keeper.
 
 node-cache's own rules (the spec's mode) NOTRACK every packet to the kube-dns ClusterIP,
 so kube-proxy's DNAT is skipped whether or not node-cache is alive: a SIGKILL, an OOM kill
 or a crash loop leaves them behind and black-holes the node's DNS until node-cache is back.
 In the fallthrough mode node-cache runs with ``-setupiptables=false`` and a second
-container of the same image keeps these rules instead:
+container of the same image, the keeper, keeps these rules instead:
 
 - a query to the ClusterIP is NOTRACKed in ``raw PREROUTING`` only while a socket is bound
   to that address and port (``-m socket``): while node-cache listens it gets the query;
@@ -22,8 +22,8 @@ so the rules are installed atomically (``ip6tables-restore --noflush`` flushes a
 chain it declares) and counted, re-asserted and removed as a unit. The jumps are checked
 before they are inserted (``-C``, then ``-I``), so no number of restarts duplicates them.
 
-Pure code (no cdk8s): :class:`FallthroughRules` renders the ``ip6tables-restore`` input and
-the keeper script, a POSIX shell script for the image's ``/bin/sh``. The node-cache image
+Pure code (no cdk8s): :class:`Keeper` renders the ``ip6tables-restore`` input and
+the keeper's script, a POSIX shell script for the image's ``/bin/sh``. The node-cache image
 is built on Kubernetes' distroless-iptables, which ships ``/bin/sh`` (dash) because its
 ``ip6tables`` is the iptables-wrapper shell script: no ``ip6tables`` of that image runs
 without a shell.
@@ -32,9 +32,8 @@ without a shell.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from constructs_nld import defaults
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
@@ -45,16 +44,10 @@ __all__ = [
     "KEEPER_COMMAND",
     "READINESS_COMMAND",
     "SETUP_IPTABLES_OFF",
-    "FallthroughRules",
-    "Interception",
+    "Ip6tablesRule",
     "Jump",
-    "Rule",
-    "interception_of",
-    "is_keeper",
+    "Keeper",
 ]
-
-Interception = Literal["node-cache", "fallthrough"]
-"""Who diverts the pods' queries to node-cache: node-cache's own rules, or the fallthrough keeper's."""
 
 SETUP_IPTABLES_OFF: Final = "-setupiptables=false"
 """The node-cache flag of the fallthrough mode: node-cache writes no rule of its own."""
@@ -84,7 +77,7 @@ CHAINS: Final = (
 )
 """Our chains, each entered from one built-in chain, in the order they are installed."""
 
-KEEPER_SCRIPT_PATH: Final = f"{defaults.FALLTHROUGH_MOUNT}/{defaults.FALLTHROUGH_SCRIPT_KEY}"
+KEEPER_SCRIPT_PATH: Final = f"{defaults.KEEPER_MOUNT}/{defaults.KEEPER_SCRIPT_KEY}"
 KEEPER_COMMAND: Final = (defaults.SHELL, KEEPER_SCRIPT_PATH, "keep")
 """The keeper container's command: install, re-assert, and remove on SIGTERM."""
 READINESS_COMMAND: Final = (defaults.SHELL, KEEPER_SCRIPT_PATH, "check")
@@ -98,7 +91,7 @@ _ALLOW = "NodeLocal DNS fallthrough: allow DNS traffic"
 
 
 @dataclass(frozen=True)
-class Rule:
+class Ip6tablesRule:
     """One ip6tables rule: its table, its chain and its specification (without ``-A CHAIN``)."""
 
     table: Table
@@ -111,19 +104,22 @@ class Rule:
         return " ".join(("-A", self.chain, *words))
 
 
-def _rule(table: Table, chain: str, proto: str, match: tuple[str, ...], comment: str, target: str) -> Rule:
+def _rule(table: Table, chain: str, proto: str, match: tuple[str, ...], comment: str, target: str) -> Ip6tablesRule:
     """A rule spelled as ``ip6tables-save`` prints it: address, protocol, port, socket, comment, target.
 
     ``match`` is ``(-d|-s, address, --dport|--sport, port[, -m, socket])``.
     """
     side, address, port_flag, port, *socket = match
     spec = (side, address, "-p", proto, "-m", proto, port_flag, port, *socket)
-    return Rule(table, chain, (*spec, "-m", "comment", "--comment", comment, "-j", target))
+    return Ip6tablesRule(table, chain, (*spec, "-m", "comment", "--comment", comment, "-j", target))
 
 
 @dataclass(frozen=True, kw_only=True)
-class FallthroughRules:
-    """The fallthrough rules of one node-cache: its two addresses and ports, as the DaemonSet's args give them."""
+class Keeper:
+    """The keeper of one node-cache: the rules for its addresses and ports, and the script that keeps them.
+
+    The addresses and ports are the DaemonSet's, as its node-cache args give them.
+    """
 
     local_ip: str = defaults.LOCAL_IP
     """node-cache's own address (``-localip``, first). Default: fd00::10."""
@@ -153,7 +149,7 @@ class FallthroughRules:
         return self.kube_dns_cluster_ip or KUBE_DNS_CLUSTER_IP
 
     # ------------------------------------------------------------------ ours ---
-    def rules(self) -> tuple[Rule, ...]:
+    def rules(self) -> tuple[Ip6tablesRule, ...]:
         """Every rule of ours, chain by chain, in the order the restore input writes them."""
         cluster, local = f"{self.cluster_ip}/128", f"{self.local_ip}/128"
         dns, health = str(self.ports.dns), str(self.ports.health)
@@ -198,7 +194,7 @@ class FallthroughRules:
     def restore_input(self) -> str:
         """``ip6tables-restore --noflush`` input: declaring each chain of ours creates or flushes it, then fills it."""
         lines: list[str] = [
-            "# NodeLocal DNS fallthrough rules: ip6tables-restore --noflush input (constructs_nld.fallthrough).",
+            "# NodeLocal DNS fallthrough rules: ip6tables-restore --noflush input (constructs_nld.keeper).",
             "# Declaring a chain creates it, or flushes it when it exists: applying this file any number of",
             "# times leaves each chain with exactly these rules. The jumps into the chains are the keeper's.",
         ]
@@ -212,30 +208,32 @@ class FallthroughRules:
         return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------ node-cache's ---
-    def node_cache_rules(self) -> tuple[Rule, ...]:
+    def node_cache_rules(self) -> tuple[Ip6tablesRule, ...]:
         """The rules node-cache 1.26.8 writes for these addresses (``initIptables``), with its own arguments.
 
         The keeper deletes them at start: left behind by a node-cache of the other mode that
         was SIGKILLed, their unconditional NOTRACK would black-hole the ClusterIP again.
         """
         dns, health = str(self.ports.dns), str(self.ports.health)
-        rules: list[Rule] = []
+        rules: list[Ip6tablesRule] = []
         for address in (self.local_ip, self.cluster_ip):
             for proto in ("tcp", "udp"):
                 rules += [
-                    Rule("raw", "PREROUTING", _node_cache_spec(proto, "-d", address, "--dport", dns, "NOTRACK")),
-                    Rule("filter", "INPUT", _node_cache_spec(proto, "-d", address, "--dport", dns, "ACCEPT")),
-                    Rule("raw", "OUTPUT", _node_cache_spec(proto, "-s", address, "--sport", dns, "NOTRACK")),
-                    Rule("filter", "OUTPUT", _node_cache_spec(proto, "-s", address, "--sport", dns, "ACCEPT")),
-                    Rule("raw", "OUTPUT", _node_cache_spec(proto, "-d", address, "--dport", dns, "NOTRACK")),
+                    Ip6tablesRule(
+                        "raw", "PREROUTING", _node_cache_spec(proto, "-d", address, "--dport", dns, "NOTRACK")
+                    ),
+                    Ip6tablesRule("filter", "INPUT", _node_cache_spec(proto, "-d", address, "--dport", dns, "ACCEPT")),
+                    Ip6tablesRule("raw", "OUTPUT", _node_cache_spec(proto, "-s", address, "--sport", dns, "NOTRACK")),
+                    Ip6tablesRule("filter", "OUTPUT", _node_cache_spec(proto, "-s", address, "--sport", dns, "ACCEPT")),
+                    Ip6tablesRule("raw", "OUTPUT", _node_cache_spec(proto, "-d", address, "--dport", dns, "NOTRACK")),
                 ]
             rules += [
-                Rule("raw", "OUTPUT", _node_cache_spec("tcp", "-d", address, "--dport", health, "NOTRACK")),
-                Rule("raw", "OUTPUT", _node_cache_spec("tcp", "-s", address, "--sport", health, "NOTRACK")),
+                Ip6tablesRule("raw", "OUTPUT", _node_cache_spec("tcp", "-d", address, "--dport", health, "NOTRACK")),
+                Ip6tablesRule("raw", "OUTPUT", _node_cache_spec("tcp", "-s", address, "--sport", health, "NOTRACK")),
             ]
         return tuple(rules)
 
-    def black_holes(self) -> tuple[Rule, ...]:
+    def black_holes(self) -> tuple[Ip6tablesRule, ...]:
         """node-cache's rules that divert queries to the ClusterIP unconditionally: what must never be in place here."""
         return tuple(
             rule
@@ -243,7 +241,7 @@ class FallthroughRules:
             if rule.table == "raw" and "-d" in rule.spec and self.cluster_ip in rule.spec and self._dns(rule)
         )
 
-    def _dns(self, rule: Rule) -> bool:
+    def _dns(self, rule: Ip6tablesRule) -> bool:
         return rule.spec[rule.spec.index("--dport") + 1] == str(self.ports.dns)
 
     # ----------------------------------------------------------------- keeper ---
@@ -269,15 +267,15 @@ class FallthroughRules:
             for rule in self.black_holes()
         )
         return f"""\
-# NodeLocal DNS fallthrough rules keeper (constructs_nld.fallthrough), for the node-cache image's /bin/sh.
+# NodeLocal DNS fallthrough rules keeper (constructs_nld.keeper), for the node-cache image's /bin/sh.
 #   keep    delete node-cache's own rules for {self.local_ip} and {self.cluster_ip}, install ours
 #           (the file "rules" beside this script, and one jump into each chain), re-assert them
-#           every {defaults.FALLTHROUGH_RESYNC_SECONDS} s; on SIGTERM remove ours and exit 0. Any failure exits 1.
+#           every {defaults.KEEPER_RESYNC_SECONDS} s; on SIGTERM remove ours and exit 0. Any failure exits 1.
 #   check   exit 0 when every jump is in place and no unconditional NOTRACK of queries to the
 #           kube-dns ClusterIP is (the readiness probe); each problem is printed.
 #   remove  remove ours.
 set -u
-rules="${{0%/*}}/{defaults.FALLTHROUGH_RULES_KEY}"
+rules="${{0%/*}}/{defaults.KEEPER_RULES_KEY}"
 
 ipt() {{
     ip6tables -w {wait} "$@"
@@ -342,7 +340,7 @@ keep() {{
     install || {{ echo "cannot install the fallthrough rules" >&2; exit 1; }}
     echo "fallthrough rules in place"
     while :; do
-        sleep {defaults.FALLTHROUGH_RESYNC_SECONDS} &
+        sleep {defaults.KEEPER_RESYNC_SECONDS} &
         sleeper=$!
         wait "$sleeper"
         sleeper=
@@ -361,8 +359,8 @@ esac
     def files(self) -> dict[str, str]:
         """The ConfigMap's data: the keeper script and the rules it installs."""
         return {
-            defaults.FALLTHROUGH_SCRIPT_KEY: self.keeper_script(),
-            defaults.FALLTHROUGH_RULES_KEY: self.restore_input(),
+            defaults.KEEPER_SCRIPT_KEY: self.keeper_script(),
+            defaults.KEEPER_RULES_KEY: self.restore_input(),
         }
 
 
@@ -374,16 +372,3 @@ def _node_cache_spec(proto: str, side: str, address: str, port_flag: str, port: 
 
 def _shell(words: tuple[str, ...]) -> str:
     return " ".join(shlex.quote(word) for word in words)
-
-
-def interception_of(pod_spec: Mapping[str, Any]) -> Interception:
-    """The interception mode a pod spec runs: fallthrough when node-cache is told to write no rules of its own."""
-    for container in pod_spec.get("containers") or []:
-        if SETUP_IPTABLES_OFF in [str(arg) for arg in container.get("args") or []]:
-            return "fallthrough"
-    return "node-cache"
-
-
-def is_keeper(container: Mapping[str, Any]) -> bool:
-    """True for the fallthrough keeper container: it runs the keeper script with ``keep``."""
-    return tuple(str(word) for word in container.get("command") or ()) == KEEPER_COMMAND

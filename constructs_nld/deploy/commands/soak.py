@@ -7,7 +7,7 @@ DaemonSet's namespace, name and container), over a window ending now:
 2. ``kube_daemonset_status_number_unavailable`` 0 except during rollouts — and at least one
    rollout, since the spec's soak includes a planned mid-soak rollout;
 3. cluster CoreDNS QPS (``coredns_dns_requests_total`` of the ``coredns`` PodMonitor's job)
-   at least :data:`MIN_QPS_DROP` below its pre-NodeLocal-DNS baseline: the rate over the
+   at least :data:`~constructs_nld.defaults.SOAK_MIN_QPS_DROP` below its pre-NodeLocal-DNS baseline: the rate over the
    ``baseline_window`` before node-cache's first scrape, or a rate given by hand;
 4. ``kube_pod_container_status_restarts_total`` of the node-cache container flat.
 
@@ -22,33 +22,28 @@ if any lacked data, else ``PASS``.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal
 
+from constructs_nld import defaults
 from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.deploy.options import SPEC_WINDOW, SoakOptions
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.source import AppSource
+from constructs_nld.durations import duration_seconds, format_duration
 
 __all__ = [
-    "DEFAULT_BASELINE_WINDOW",
-    "DEFAULT_WINDOW",
     "MIN_COVERAGE",
-    "MIN_QPS_DROP",
-    "SPEC_WINDOW",
+    "VERDICTS",
     "Outcome",
     "Rollouts",
     "SignalResult",
-    "SoakOptions",
     "SoakReport",
     "SoakTargets",
-    "VERDICTS",
-    "duration_seconds",
-    "format_duration",
     "format_report",
     "rollouts",
     "soak",
@@ -61,13 +56,6 @@ Outcome = Literal["pass", "fail", "no data"]
 VERDICTS: Final[dict[Outcome, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
 """How the last line of the report says each verdict."""
 
-DEFAULT_WINDOW: Final = "3d"
-"""The spec's minimum soak."""
-SPEC_WINDOW: Final = 3 * 86400.0
-DEFAULT_BASELINE_WINDOW: Final = "1d"
-"""How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
-MIN_QPS_DROP: Final = 0.5
-"""The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
 MIN_COVERAGE: Final = 0.95
 """Share of a window's steps at which a signal's series must be present for the soak to judge it."""
 MAX_STEPS: Final = 10_000
@@ -77,31 +65,6 @@ SEARCH: Final = 30 * 86400.0
 DEFAULT_SCRAPE_INTERVAL: Final = 60.0
 LOOKBACK: Final = 300.0
 """Prometheus' lookback: a series with a sample this recent has a current value."""
-
-_DURATION = re.compile(r"^((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
-_UNITS: Final = (365 * 86400, 7 * 86400, 86400, 3600, 60, 1, 0.001)
-
-
-def duration_seconds(prop: str, text: str) -> float:
-    """A Prometheus duration (``3d``, ``1h30m``) in seconds; ``ValueError`` naming ``prop`` unless above zero."""
-    match = _DURATION.match(text) if text else None
-    if match is None:
-        raise ValueError(f"{prop}: must be a Prometheus duration such as '3d' or '12h', got {text!r}")
-    seconds = sum(int(match.group(2 * i + 2) or 0) * unit for i, unit in enumerate(_UNITS))
-    if seconds <= 0:
-        raise ValueError(f"{prop}: must be longer than zero, got {text!r}")
-    return float(seconds)
-
-
-def format_duration(seconds: float) -> str:
-    """``3d``, ``2h5m``, ``45s``: the largest two units."""
-    seconds = round(seconds)
-    parts = []
-    for unit, name in ((86400, "d"), (3600, "h"), (60, "m"), (1, "s")):
-        if seconds >= unit:
-            parts.append(f"{seconds // unit}{name}")
-            seconds %= unit
-    return "".join(parts[:2]) or "0s"
 
 
 def _when(at: float) -> str:
@@ -136,12 +99,12 @@ def targets_of(component: Component, coredns_job: str | None) -> SoakTargets:
 
     The default puts that PodMonitor beside the app's (``<its namespace>/coredns``).
     """
-    if not component.pod_monitors:
+    monitor = component.pod_monitor
+    if monitor is None:
         raise InvalidConfigError(
             "the app has no PodMonitor for the node-cache pods: soak reads their metrics by its job "
             "(keep NodeLocalDNSProps(monitoring=True))"
         )
-    monitor = component.pod_monitors[0]
     namespace = monitor["metadata"]["namespace"]
     intervals = [
         duration_seconds("interval", endpoint["interval"])
@@ -156,23 +119,6 @@ def targets_of(component: Component, coredns_job: str | None) -> SoakTargets:
         scrape_interval=max(intervals, default=DEFAULT_SCRAPE_INTERVAL),
         coredns_job=coredns_job or f"{namespace}/coredns",
     )
-
-
-@dataclass(frozen=True, kw_only=True)
-class SoakOptions:
-    """How the soak looks: window, baseline, end."""
-
-    window: float = SPEC_WINDOW
-    """Seconds of history judged, ending at ``end``. Default: 3 days (the spec's minimum)."""
-
-    baseline_window: float = 86400.0
-    """Seconds before node-cache's first scrape that make the CoreDNS baseline. Default: 1 day."""
-
-    baseline_qps: float | None = None
-    """Cluster CoreDNS QPS before NodeLocal DNS, when Prometheus no longer holds it. Default: - measured."""
-
-    end: float | None = None
-    """Unix time the window ends. Default: - now."""
 
 
 @dataclass(frozen=True)
@@ -350,7 +296,7 @@ class _Soak:
 
     def coredns_qps(self) -> SignalResult:
         name = "cluster CoreDNS QPS"
-        expected = f">= {MIN_QPS_DROP:.0%} below pre-NLD"
+        expected = f">= {defaults.SOAK_MIN_QPS_DROP:.0%} below pre-NLD"
         metric = f'coredns_dns_requests_total{{job="{self.t.coredns_job}"}}'
         coverage = self._coverage(self._series(self._present(metric)))
         if not self._enough(coverage):
@@ -384,7 +330,9 @@ class _Soak:
             return SignalResult(name, expected, observed, coverage, "no data")
         drop = 1 - now_qps / baseline
         observed = f"{now_qps:.1f}/s vs {baseline:.1f}/s {source} ({-drop:+.0%})"
-        return SignalResult(name, expected, observed, coverage, "pass" if drop >= MIN_QPS_DROP else "fail")
+        return SignalResult(
+            name, expected, observed, coverage, "pass" if drop >= defaults.SOAK_MIN_QPS_DROP else "fail"
+        )
 
     def restarts(self) -> SignalResult:
         name, expected = "node-cache restarts", "flat"

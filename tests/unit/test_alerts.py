@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from constructs_nld import AlertRule, AlertSettings, NodeLocalDNSAlerts, NodeLocalDNSProps, RuleGroup
-from constructs_nld.rules import node_local_dns_rules
+from constructs_nld import AlertGroup, AlertRule, AlertSettings, NodeLocalDNSAlerts, NodeLocalDNSProps
+from constructs_nld.alerts import node_local_dns_alerts
 
 WARNING = AlertSettings(for_="5m", severity="warning")
 
@@ -14,12 +14,19 @@ def _rule(expr: str = "up == 0", alert: str = "SomethingDown") -> AlertRule:
     return AlertRule(alert=alert, expr=expr, settings=WARNING, summary="s", description="d")
 
 
+def _group(props: NodeLocalDNSProps) -> AlertGroup:
+    """The alert group the component's PrometheusRule holds."""
+    rule = props.parts.prometheus_rule
+    assert rule is not None
+    return rule.group
+
+
 @pytest.fixture
-def group() -> RuleGroup:
-    return NodeLocalDNSProps().alert_rules_props().group
+def group() -> AlertGroup:
+    return _group(NodeLocalDNSProps())
 
 
-def test_group_name_and_alert_names_in_order(group: RuleGroup) -> None:
+def test_group_name_and_alert_names_in_order(group: AlertGroup) -> None:
     assert group.name == "nodelocaldns"
     assert [rule.alert for rule in group.rules] == [
         "NodeLocalDNSSetupErrors",
@@ -29,7 +36,7 @@ def test_group_name_and_alert_names_in_order(group: RuleGroup) -> None:
     ]
 
 
-def test_exprs_are_the_production_queries_plus_metrics_down(group: RuleGroup) -> None:
+def test_exprs_are_the_production_queries_plus_metrics_down(group: AlertGroup) -> None:
     assert {rule.alert: rule.expr for rule in group.rules} == {
         "NodeLocalDNSSetupErrors": "increase(coredns_nodecache_setup_errors_total[5m]) > 0",
         "NodeLocalDNSPodRestarting": (
@@ -44,7 +51,7 @@ def test_exprs_are_the_production_queries_plus_metrics_down(group: RuleGroup) ->
     }
 
 
-def test_for_and_severity_defaults(group: RuleGroup) -> None:
+def test_for_and_severity_defaults(group: AlertGroup) -> None:
     assert {rule.alert: (rule.settings.for_, rule.settings.severity) for rule in group.rules} == {
         "NodeLocalDNSSetupErrors": ("5m", "critical"),
         "NodeLocalDNSPodRestarting": ("10m", "warning"),
@@ -53,7 +60,7 @@ def test_for_and_severity_defaults(group: RuleGroup) -> None:
     }
 
 
-def test_annotations(group: RuleGroup) -> None:
+def test_annotations(group: AlertGroup) -> None:
     assert {rule.alert: (rule.summary, rule.description) for rule in group.rules} == {
         "NodeLocalDNSSetupErrors": (
             "node-cache failed to set up iptables rules or its interface",
@@ -78,14 +85,14 @@ def test_annotations(group: RuleGroup) -> None:
     }
 
 
-def test_no_query_uses_the_nonexistent_prefixes(group: RuleGroup) -> None:
+def test_no_query_uses_the_nonexistent_prefixes(group: AlertGroup) -> None:
     for rule in group.rules:
         assert "nodelocaldns_" not in rule.expr
         assert "coredns_nodecache_dummy_count" not in rule.expr
 
 
 def test_custom_names_and_settings_reach_the_queries() -> None:
-    group = node_local_dns_rules(
+    group = node_local_dns_alerts(
         alerts=NodeLocalDNSAlerts(daemonset_degraded=AlertSettings(for_="30m", severity="page")),
         namespace="dns",
         daemon_set="nld",
@@ -110,7 +117,7 @@ def test_custom_names_and_settings_reach_the_queries() -> None:
 
 
 def test_props_wire_namespace_and_job_into_the_rules() -> None:
-    group = NodeLocalDNSProps(monitoring_namespace="observability").alert_rules_props().group
+    group = _group(NodeLocalDNSProps(monitoring_namespace="observability"))
 
     exprs = {rule.alert: rule.expr for rule in group.rules}
     assert exprs["NodeLocalDNSPodRestarting"] == (
@@ -175,10 +182,10 @@ def test_fails_when_alert_name_is_invalid(name: str) -> None:
 
 def test_fails_when_alert_names_repeat_in_a_group() -> None:
     with pytest.raises(ValueError, match=r"^rules: alert 'SomethingDown' is declared twice in group 'g'"):
-        RuleGroup(name="g", rules=(_rule(), _rule()))
+        AlertGroup(name="g", rules=(_rule(), _rule()))
 
 
-def test_every_alert_carries_productions_routing_labels_by_default(group: RuleGroup) -> None:
+def test_every_alert_carries_productions_routing_labels_by_default(group: AlertGroup) -> None:
     assert {rule.alert: dict(rule.settings.labels) for rule in group.rules} == {
         "NodeLocalDNSSetupErrors": {"team": "pytorch-dev-infra", "priority": "P3"},
         "NodeLocalDNSPodRestarting": {"team": "pytorch-dev-infra", "priority": "P3"},
@@ -189,7 +196,7 @@ def test_every_alert_carries_productions_routing_labels_by_default(group: RuleGr
 
 def test_routing_labels_are_set_per_alert() -> None:
     alerts = NodeLocalDNSAlerts(setup_errors=AlertSettings(for_="5m", severity="critical", labels={"team": "dns"}))
-    group = NodeLocalDNSProps(alerts=alerts).alert_rules_props().group
+    group = _group(NodeLocalDNSProps(alerts=alerts))
 
     assert {rule.alert: dict(rule.settings.labels) for rule in group.rules}["NodeLocalDNSSetupErrors"] == {
         "team": "dns"
@@ -226,12 +233,12 @@ def test_accepts_the_longest_duration_prometheus_reads() -> None:
 
 def test_fails_when_a_rule_group_has_no_name() -> None:
     with pytest.raises(ValueError, match=r"^name: a rule group needs a name, got ''$"):
-        RuleGroup(name="", rules=())
+        AlertGroup(name="", rules=())
 
 
 def test_fails_when_rules_are_a_list() -> None:
     with pytest.raises(ValueError, match=r"^rules: must be a tuple of AlertRule, got \[\]$"):
-        RuleGroup(name="g", rules=[])  # type: ignore[arg-type]
+        AlertGroup(name="g", rules=[])  # type: ignore[arg-type]
 
 
 def test_fails_when_alert_name_ends_in_a_newline() -> None:

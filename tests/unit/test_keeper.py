@@ -1,4 +1,4 @@
-"""The fallthrough rules model: the restore input, the keeper script, node-cache's own rules, validation."""
+"""The fallthrough keeper's model: the restore input, the keeper script, node-cache's own rules, validation."""
 
 from __future__ import annotations
 
@@ -9,17 +9,16 @@ from typing import Any
 
 import pytest
 
-from constructs_nld import FallthroughRules, Ports
-from constructs_nld.fallthrough import interception_of, is_keeper
+from constructs_nld import Keeper, Ports
 
-RULES = FallthroughRules(local_ip="fd00::10", kube_dns_cluster_ip="fd00:ec2::a")
+RULES = Keeper(local_ip="fd00::10", kube_dns_cluster_ip="fd00:ec2::a")
 
 BOUND = '-m socket -m comment --comment "NodeLocal DNS fallthrough: skip conntrack while node-cache listens" -j NOTRACK'
 SKIP = '-m comment --comment "NodeLocal DNS fallthrough: skip conntrack" -j NOTRACK'
 ALLOW = '-m comment --comment "NodeLocal DNS fallthrough: allow DNS traffic" -j ACCEPT'
 
 EXPECTED_RESTORE_INPUT = f"""\
-# NodeLocal DNS fallthrough rules: ip6tables-restore --noflush input (constructs_nld.fallthrough).
+# NodeLocal DNS fallthrough rules: ip6tables-restore --noflush input (constructs_nld.keeper).
 # Declaring a chain creates it, or flushes it when it exists: applying this file any number of
 # times leaves each chain with exactly these rules. The jumps into the chains are the keeper's.
 *raw
@@ -67,14 +66,14 @@ def test_queries_to_the_cluster_ip_are_diverted_only_with_a_socket_and_never_fro
 
 
 def test_health_port_follows_the_ports_prop() -> None:
-    text = FallthroughRules(kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)).restore_input()
+    text = Keeper(kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081)).restore_input()
 
     assert "--dport 8081" in text and "--sport 8081" in text
     assert "8080" not in text
 
 
 def test_preview_writes_the_cluster_ip_placeholder() -> None:
-    text = FallthroughRules().restore_input()
+    text = Keeper().restore_input()
 
     assert "-d __KUBE_DNS_CLUSTER_IP__/128 -p udp -m udp --dport 53 -m socket" in text
 
@@ -194,25 +193,10 @@ def test_usage_errors_exit_2(script: Path) -> None:
 )
 def test_fails_when_a_rules_value_is_bad(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=rf"^{re.escape(message)}"):
-        FallthroughRules(**kwargs)
+        Keeper(**kwargs)
 
 
 def test_addresses_are_kept_in_rfc_5952_form() -> None:
-    rules = FallthroughRules(local_ip="FD00:0::10", kube_dns_cluster_ip="fd00:ec2:0:0:0:0:0:a")
+    rules = Keeper(local_ip="FD00:0::10", kube_dns_cluster_ip="fd00:ec2:0:0:0:0:0:a")
 
     assert (rules.local_ip, rules.kube_dns_cluster_ip) == ("fd00::10", "fd00:ec2::a")
-
-
-# --- reading a pod spec ---------------------------------------------------------------------------
-
-
-def test_interception_is_read_from_node_cache_args() -> None:
-    assert interception_of({"containers": [{"name": "node-cache", "args": ["-localip", "fd00::10"]}]}) == "node-cache"
-    assert interception_of({"containers": [{"args": ["-localip", "x", "-setupiptables=false"]}]}) == "fallthrough"
-    assert interception_of({}) == "node-cache"
-
-
-def test_the_keeper_is_the_container_running_the_keeper_script() -> None:
-    assert is_keeper({"command": ["/bin/sh", "/etc/nodelocaldns-fallthrough/keeper.sh", "keep"]})
-    assert not is_keeper({"command": ["/bin/sh", "/etc/nodelocaldns-fallthrough/keeper.sh", "check"]})
-    assert not is_keeper({"args": ["-localip", "fd00::10"]})

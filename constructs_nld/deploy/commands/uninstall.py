@@ -3,7 +3,8 @@
 It reads the same app as ``deploy`` and ``verify`` (:mod:`constructs_nld.deploy.source`)
 and removes exactly the NodeLocal DNS objects :func:`~constructs_nld.deploy.component.locate`
 finds in it — never the app's other charts, never kube-dns — in the order that keeps
-every node resolving:
+every node resolving, which is the apply order's phases reversed
+(:data:`~constructs_nld.roles.PHASES`), the DaemonSet first:
 
 1. read which of them are live; refuse, before any write, while ``kube-dns-upstream``
    selects something else than the app's Service (the deploy's precondition: a stale or
@@ -12,8 +13,8 @@ every node resolving:
    SIGTERM node-cache removes its NOTRACK rules and its interface, so each node falls
    back to the kube-dns ClusterIP as its pod stops, while ``kube-dns-upstream`` (where the
    remaining pods forward) and the Corefile are still there;
-3. the rest in the reverse of the app's apply order (monitoring, ConfigMap,
-   ServiceAccount, Services).
+3. the rest, phase by phase in reverse (monitoring, the workload's ConfigMaps and
+   ServiceAccount, the Services), then the ApplySet parent once no member of it is left.
 
 The wait in step 2 stops with :class:`~constructs_nld.deploy.errors.StalledError` when no
 pod has gone away for ``stall_after`` seconds; nothing of step 3 is deleted then, and a
@@ -27,32 +28,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from constructs_nld.deploy.applyset import ApplySet
 from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.errors import StalledError
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
-from constructs_nld.deploy.rollout import DEFAULT_STALL_AFTER
+from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
+from constructs_nld.deploy.options import UninstallOptions
 from constructs_nld.deploy.source import AppSource
-from constructs_nld.deploy.verify import live_cluster_ip
+from constructs_nld.roles import PHASES, ROLES, Role
 
-__all__ = ["UninstallOptions", "UninstallReport", "uninstall"]
+__all__ = ["UninstallReport", "uninstall"]
 
 _STEPS: Final = 3
-
-
-@dataclass(frozen=True, kw_only=True)
-class UninstallOptions:
-    """How to uninstall."""
-
-    stall_after: float = DEFAULT_STALL_AFTER
-    """Seconds without a node-cache pod going away after which the wait stops."""
-
-    poll_interval: float = 1.0
-    """Seconds between two reads of the remaining pods."""
-
-    def __post_init__(self) -> None:
-        """Refuse a window that could never be waited out."""
-        if not self.stall_after > 0:
-            raise ValueError(f"stall_after: must be a positive number of seconds, got {self.stall_after!r}")
 
 
 @dataclass
@@ -146,6 +133,19 @@ class _Uninstall:
         self.report.seconds_waiting = time.monotonic() - started
         self.out(f"[2/{_STEPS}] every node-cache pod is gone ({self.report.seconds_waiting:.1f}s)")
 
+    def remove_parent(self) -> str:
+        """Delete the ApplySet parent once nothing belongs to it; otherwise say what still does."""
+        applyset = ApplySet(self.component.namespace)
+        parent = self.client.get(applyset.ref)
+        if parent is None:
+            return ""
+        kinds, namespaces = ApplySet.recorded(parent)
+        left = applyset.live_members(self.client, kinds, namespaces)
+        if left:
+            return f"; kept {applyset.ref}: {len(left)} object(s) of the app's other charts still belong to it"
+        self.delete(applyset.ref, parent)
+        return ""
+
     def run(self) -> UninstallReport:
         upstream_ref = ObjectRef.of(self.component.upstream_service)
         daemon_set_ref = ObjectRef.of(self.component.daemon_set)
@@ -156,16 +156,28 @@ class _Uninstall:
         pods = [] if daemon_set_ref in by_ref else self.pods()
         if not live and not pods:
             self.out(f"[1/{_STEPS}] none of the app's {total} NodeLocal DNS object(s) is installed: nothing to do")
+            self.remove_parent()
             return self.report
         self.out(f"[1/{_STEPS}] {len(live)} of the app's {total} NodeLocal DNS object(s) installed")
         self.remove_daemon_set(daemon_set_ref, by_ref.get(daemon_set_ref))
-        rest = [(ref, obj) for ref, obj in reversed(live) if ref != daemon_set_ref]
+        rest = [
+            (ref, obj)
+            for phase in reversed(PHASES)
+            for ref, obj in reversed(live)
+            if ref != daemon_set_ref and ROLES[self._role(ref)].phase == phase
+        ]
         for ref, obj in rest:
             self.delete(ref, obj)
         deleted = [str(ref) for ref, _ in rest if ref in self.report.deleted]
-        self.out(f"[3/{_STEPS}] deleted: {', '.join(deleted) or 'nothing else was left'}")
+        kept = self.remove_parent()
+        self.out(f"[3/{_STEPS}] deleted: {', '.join(deleted) or 'nothing else was left'}{kept}")
         self.out("uninstalled; 'python deploy.py verify --uninstalled' checks that nothing is left")
         return self.report
+
+    def _role(self, ref: ObjectRef) -> Role:
+        role = self.component.role(ref)
+        assert role is not None  # every object of live_objects() is one of the component's
+        return role
 
 
 def uninstall(
@@ -181,5 +193,5 @@ def uninstall(
     :class:`~constructs_nld.deploy.errors.DeployError` (``PreconditionError`` before any
     write, ``StalledError`` when the pods do not go away) or ``ApiException``.
     """
-    component = locate(tuple(source(live_cluster_ip(client))))
+    component = locate(tuple(source(usable_cluster_ip(client.get(KUBE_DNS)))))
     return _Uninstall(client, component, options or UninstallOptions(), out).run()

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cdk8s_plus_28 import k8s
-from constructs import Construct
-
 from constructs_nld import defaults
 from constructs_nld.dashboard import dashboard_json, node_local_dns_dashboard
-from constructs_nld.props import ObjectProps, check_dns_name
+from constructs_nld.metadata import object_meta
+from constructs_nld.props import ObjectProps, check_dns_name, props_or_defaults
+from constructs_nld.roles import Role
+from constructs_nld.runtime import Construct, k8s
 
 __all__ = ["GrafanaDashboard", "GrafanaDashboardProps"]
 
@@ -73,7 +73,7 @@ class GrafanaDashboard(Construct):
     def __init__(self, scope: Construct, id: str, props: GrafanaDashboardProps | None = None) -> None:
         """Define the ConfigMap in ``scope``."""
         super().__init__(scope, id)
-        self.props = props or GrafanaDashboardProps()
+        self.props = props_or_defaults(props, GrafanaDashboardProps)
         p = self.props
         board = node_local_dns_dashboard(
             uid=p.uid,
@@ -84,5 +84,8 @@ class GrafanaDashboard(Construct):
             container=p.container,
         )
         self.api_object = k8s.KubeConfigMap(
-            self, "Resource", metadata=p.object_meta(), data={defaults.DASHBOARD_KEY: dashboard_json(board)}
+            self,
+            "Resource",
+            metadata=object_meta(p, Role.DASHBOARD),
+            data={defaults.DASHBOARD_KEY: dashboard_json(board)},
         )

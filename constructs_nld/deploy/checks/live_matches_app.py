@@ -1,0 +1,42 @@
+"""``live-matches-app``: every NodeLocal DNS object of the app is live with the app's values.
+
+An object whose kind the cluster does not serve (a PodMonitor without its CRD) is not
+counted as matching: it is named as not checked.
+"""
+
+from __future__ import annotations
+
+from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
+from constructs_nld.deploy.compare import is_subset
+from constructs_nld.deploy.kube import KindNotServedError, ObjectRef
+
+NAME = "live-matches-app"
+
+
+def check(cluster: Cluster) -> CheckResult:
+    """Each of the app's objects is live, with every field the app sets at the app's value."""
+    drifted: list[str] = []
+    unchecked: list[str] = []
+    matching = 0
+    for desired in cluster.component.objects():
+        try:
+            live = cluster.client.get(cluster.client.ref_of(desired))
+        except KindNotServedError:
+            unchecked.append(str(ObjectRef.of(desired)))
+            continue
+        if live is None:
+            drifted.append(f"{ObjectRef.of(desired)} missing")
+        elif not is_subset(desired, live):
+            drifted.append(f"{ObjectRef.of(desired)} differs")
+        else:
+            matching += 1
+    tail = f"; not checked, kind not served: {', '.join(unchecked)}" if unchecked else ""
+    if drifted:
+        return CheckResult(
+            NAME,
+            "fail",
+            "; ".join(drifted) + tail,
+            "the cluster runs something other than what the app configures (an older deploy, or hand edits)",
+            "python deploy.py --diff to see it; python deploy.py to apply the app",
+        )
+    return CheckResult(NAME, "pass", f"{matching} object(s) as the app configures them{tail}")

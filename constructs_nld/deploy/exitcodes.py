@@ -1,0 +1,139 @@
+"""The exit codes of ``deploy.py``: one table, from which ``--help`` and the README's table are generated.
+
+Exit codes are public API: a CI job branches on them. Each row says which commands return
+the code and what it means there; :func:`epilog` writes a command's ``--help`` section and
+:func:`markdown_table` the README's (``make readme`` rewrites it, a test checks it is current).
+
+Pure code: the CLI prints ``--help`` from it before importing anything else.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final
+
+__all__ = ["COMMANDS", "EXIT_CODES", "ExitCode", "Meanings", "epilog", "markdown_table"]
+
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak")
+"""The commands of ``deploy.py``; ``deploy`` is the default."""
+
+
+class ExitCode(IntEnum):
+    """Exit codes of ``deploy.py``; :data:`EXIT_CODES` says what each means for each command."""
+
+    OK = 0
+    ERROR = 1
+    INVALID = 2
+    PRECONDITION = 3
+    CLUSTER_IP = 4
+    NO_MONITORING = 5
+    TIMEOUT = 6
+    CHECKS_FAILED = 7
+    SOAK_FAILED = 8
+    SOAK_NO_DATA = 9
+    STALLED = 10
+
+
+Meanings = tuple[tuple[tuple[str, ...], str], ...]
+"""``(commands, meaning)`` pairs: the same code may mean a different thing to another command."""
+
+
+_ALL: Final = COMMANDS
+_CLUSTER: Final = ("deploy", "verify", "uninstall")
+
+EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
+    (
+        ExitCode.OK,
+        (
+            (("deploy",), "done"),
+            (("verify",), "every check passed (--uninstalled: nothing of NodeLocal DNS is left)"),
+            (("uninstall",), "uninstalled, or nothing was installed"),
+            (("soak",), "PASS: every signal passed"),
+        ),
+    ),
+    (
+        ExitCode.ERROR,
+        (
+            (_CLUSTER, "the API server refused a request or could not be reached"),
+            (("soak",), "Prometheus refused a query or could not be reached"),
+        ),
+    ),
+    (
+        ExitCode.INVALID,
+        (
+            (
+                ("deploy",),
+                "bad arguments, kubeconfig, app or props, or output still holding a placeholder (nothing applied)",
+            ),
+            (("verify",), "bad arguments, kubeconfig or app"),
+            (("uninstall",), "bad arguments, kubeconfig or app (nothing deleted)"),
+            (("soak",), "bad arguments or app"),
+        ),
+    ),
+    (
+        ExitCode.PRECONDITION,
+        (
+            (("deploy",), "kube-dns-upstream exists with a foreign selector (nothing applied)"),
+            (("uninstall",), "kube-dns-upstream exists with a foreign selector (nothing deleted)"),
+        ),
+    ),
+    (
+        ExitCode.CLUSTER_IP,
+        ((("deploy",), "kube-dns missing, or its ClusterIP not a usable IPv6 address (nothing applied)"),),
+    ),
+    (
+        ExitCode.NO_MONITORING,
+        ((("deploy",), "monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)"),),
+    ),
+    (
+        ExitCode.TIMEOUT,
+        ((("deploy",), "kube-dns-upstream got no ClusterIP within --timeout, or the restart kept conflicting"),),
+    ),
+    (
+        ExitCode.CHECKS_FAILED,
+        ((("verify",), "a check failed (each failure prints its cause and fix; --uninstalled: something is left)"),),
+    ),
+    (ExitCode.SOAK_FAILED, ((("soak",), "FAIL: a signal failed"),)),
+    (
+        ExitCode.SOAK_NO_DATA,
+        ((("soak",), "NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window a rollout)"),),
+    ),
+    (
+        ExitCode.STALLED,
+        (
+            (
+                ("deploy",),
+                "--wait: the rollout made no progress for --stall-after seconds (the message says how to roll back)",
+            ),
+            (
+                ("uninstall",),
+                "the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to "
+                "continue)",
+            ),
+        ),
+    ),
+)
+"""Every exit code, in order, with its meaning per command."""
+
+
+def epilog(command: str | None = None) -> str:
+    """The ``exit codes:`` section of ``--help``: one command's codes, or (None) every code with its commands."""
+    lines = ["exit codes:"]
+    for code, meanings in EXIT_CODES:
+        for commands, text in meanings:
+            if command is None:
+                who = "" if commands == _ALL else f"{', '.join(commands)}: "
+                lines.append(f"  {int(code):<2} {who}{text}")
+            elif command in commands:
+                lines.append(f"  {int(code):<2} {text}")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table() -> str:
+    """The README's table: one row per code and meaning, naming the commands it applies to."""
+    rows = ["| exit code | commands | meaning |", "| --- | --- | --- |"]
+    for code, meanings in EXIT_CODES:
+        for commands, text in meanings:
+            who = "all" if commands == _ALL else ", ".join(f"`{c}`" for c in commands)
+            rows.append(f"| {int(code)} | {who} | {text} |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,226 @@
+"""``NodeCacheOptions``: how node-cache runs, declared once for the DaemonSet's props and ``NodeLocalDNSProps``.
+
+In the cdk8s-plus manner (``DaemonSetProps extends WorkloadProps``): the fields, their
+docstrings and their validation are written here once; :class:`NodeCacheDaemonSetProps`
+adds the DaemonSet's identity and references, ``NodeLocalDNSProps`` the component's own
+settings, and each hands these options on unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from constructs_nld import defaults
+from constructs_nld.props import (
+    SAFE_INT_MAX,
+    Interception,
+    LivenessProbe,
+    Ports,
+    Toleration,
+    canonical_ipv6,
+    check_positive,
+    check_qualified_name,
+    check_same_family,
+    check_tolerations,
+    default_tolerations,
+)
+
+__all__ = ["NodeCacheOptions", "node_cache_options"]
+
+_QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?")
+_WHOLE_NUMBER = re.compile(r"[0-9]+(k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?")
+_PERCENT = re.compile(r"([1-9][0-9]?|100)%")
+_HOST_LABEL = r"[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?"
+_IMAGE = re.compile(
+    # distribution/reference: [host[:port]/]path[:tag][@digest]. A first component is a host
+    # only with a dot, a port or as localhost; path components are lower case.
+    rf"((localhost|{_HOST_LABEL}(\.{_HOST_LABEL})+)(:[0-9]+)?/|{_HOST_LABEL}:[0-9]+/)?"
+    r"[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*"
+    r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+    r"(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
+)
+
+
+def _check_quantity(prop: str, value: str) -> None:
+    if not isinstance(value, str) or not _QUANTITY.fullmatch(value):
+        raise ValueError(f"{prop}: must be a Kubernetes quantity such as '25m' or '100Mi', got {value!r}")
+
+
+def _check_limit(resource: str, value: str) -> None:
+    """Raise unless ``resource`` may be limited on node-cache, to ``value``.
+
+    CPU and memory are refused (spec); huge pages need a CPU or memory limit beside them
+    (API server). What is left: ``ephemeral-storage``, and extended resources
+    (``example.com/device``), which the API server counts in whole units.
+    """
+    if resource in ("cpu", "memory"):
+        raise ValueError(
+            f"limits: no {resource} limit may be set, got {resource}={value!r} "
+            "(an OOM kill orphans node-cache's iptables rules and black-holes the "
+            "node's DNS; CPU throttling is DNS latency)"
+        )
+    domain = resource.partition("/")[0] if "/" in resource else ""
+    native = not domain or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+    if resource != "ephemeral-storage":
+        check_qualified_name("limits", resource, "resource name")
+        if native:
+            raise ValueError(
+                f"limits: {resource!r} cannot be limited on node-cache: only ephemeral-storage and "
+                "extended resources such as 'example.com/device' (huge pages would need a memory limit)"
+            )
+        if not isinstance(value, str) or not _WHOLE_NUMBER.fullmatch(value):
+            raise ValueError(
+                f"limits.{resource}: must be a whole number of the extended resource such as '1', got {value!r}"
+            )
+    _check_quantity(f"limits.{resource}", value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeCacheOptions:
+    """How node-cache runs on every node: image, addresses, interception, resources, probe and rollout."""
+
+    image: str = defaults.IMAGE
+    """node-cache image. Default: registry.k8s.io/dns/k8s-dns-node-cache:1.26.8."""
+
+    image_pull_policy: str = defaults.IMAGE_PULL_POLICY
+    """Pull policy: Always, IfNotPresent or Never. Default: IfNotPresent (lazily pulled through a proxy cache)."""
+
+    local_ip: str = defaults.LOCAL_IP
+    """Node-local address node-cache binds and the liveness probe targets.
+
+    Kept in RFC 5952 form, as every other address: ``bind``, ``-localip``, ``health`` and the
+    probe host spell it one way. Default: fd00::10 (a ULA: link-local would need a zone).
+    """
+
+    kube_dns_cluster_ip: str | None = None
+    """The live kube-dns ClusterIP (IPv6), which node-cache binds and intercepts too.
+
+    ``deploy.py`` gives the app the live address (``$KUBE_DNS_CLUSTER_IP``). Must stay unset
+    with ``portable``, where kubelet gives node-cache the address. Default: - the placeholder
+    ``__KUBE_DNS_CLUSTER_IP__``, a preview that is never deployed.
+    """
+
+    portable: bool = False
+    """Manifests that hold no cluster value: kubelet gives node-cache the kube-dns ClusterIP.
+
+    The DaemonSet passes ``-localip <local_ip>,$(KUBE_DNS_SERVICE_HOST)``, which kubelet
+    expands from the Service variables of the pod's namespace, and the Corefile binds
+    ``__PILLAR__LOCAL__DNS__``, which node-cache fills with every ``-localip`` value. The
+    output is deployable as synthesized, so a GitOps controller can apply it. It needs what
+    ``-upstreamsvc`` needs already: Service links enabled, and kube-dns created before the
+    pod. Default: False (the spec's form: the address pinned by the deploy, visible in review).
+    """
+
+    tolerations: tuple[Toleration, ...] = field(default_factory=default_tolerations)
+    """Taints tolerated, listed explicitly (never a keyless ``Exists``, never empty).
+
+    Default: - the spec's list: CriticalAddonsOnly, nvidia.com/gpu, node-fleet and instance-type.
+    """
+
+    cpu_request: str = defaults.CPU_REQUEST
+    """CPU request. Default: 25m."""
+
+    memory_request: str = defaults.MEMORY_REQUEST
+    """Memory request: cache headroom, not a cap. Default: 100Mi."""
+
+    limits: Mapping[str, str] = field(default_factory=dict)
+    """Resource limits other than CPU and memory: ``ephemeral-storage`` or extended resources. Default: - none.
+
+    CPU and memory limits are refused: an OOM kill orphans the NOTRACK rules and
+    black-holes the node's DNS; CPU throttling is DNS latency.
+    """
+
+    liveness: LivenessProbe = field(default_factory=LivenessProbe)
+    """Liveness probe timings. Default: - the spec's (see ``LivenessProbe``)."""
+
+    ports: Ports = field(default_factory=Ports)
+    """Listener ports. Default: - the spec's (see ``Ports``)."""
+
+    max_unavailable: str | int = defaults.MAX_UNAVAILABLE
+    """Rolling-update budget: a percentage or a number of pods.
+
+    A percentage, 1% to 100%, or a number of pods from 1. Default: 1% (seven nodes at once on a 700-node cluster).
+    """
+
+    termination_grace_period_seconds: int = defaults.TERMINATION_GRACE_PERIOD_SECONDS
+    """Time for node-cache's SIGTERM cleanup of its rules and interface. Default: 30."""
+
+    interception: Interception = defaults.INTERCEPTION
+    """Who diverts the pods' queries to node-cache. Default: node-cache (the spec's).
+
+    ``node-cache``: node-cache's own NOTRACK rules, unconditional, left behind by a SIGKILL
+    or an OOM kill (the node's DNS is black-holed until node-cache is back).
+    ``fallthrough``: node-cache with ``-setupiptables=false`` and a ``keeper`` container that
+    keeps rules applying only while node-cache listens, so lookups fall through to cluster
+    CoreDNS the moment it is gone (:mod:`constructs_nld.keeper`).
+    """
+
+    privileged: bool = defaults.PRIVILEGED
+    """Run the containers privileged (the spec's). Default: True.
+
+    False: drop every capability and add back only what each container needs (node-cache:
+    NET_ADMIN, NET_BIND_SERVICE, and NET_RAW when it writes rules; the keeper: NET_ADMIN,
+    NET_RAW), without privilege escalation.
+    """
+
+    def check_node_cache_options(self) -> None:
+        """Validate the options (the first bad one raises, naming itself); write the addresses in RFC 5952 form."""
+        if len(self.image) > 4096 or not _IMAGE.fullmatch(self.image):
+            raise ValueError(
+                f"image: must be an image reference such as 'registry.k8s.io/dns/k8s-dns-node-cache:1.26.8', "
+                f"got {self.image!r}"
+            )
+        if self.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
+            raise ValueError(
+                f"image_pull_policy: must be Always, IfNotPresent or Never, got {self.image_pull_policy!r}"
+            )
+        if self.portable and self.kube_dns_cluster_ip is not None:
+            raise ValueError(
+                f"kube_dns_cluster_ip: must be unset with portable=True, got {self.kube_dns_cluster_ip!r} "
+                "(portable manifests take the address from kubelet's $(KUBE_DNS_SERVICE_HOST); set portable=False "
+                "to pin it)"
+            )
+        if self.kube_dns_cluster_ip is not None:
+            check_same_family("kube_dns_cluster_ip", self.local_ip, self.kube_dns_cluster_ip)
+        # Kept in RFC 5952 form, so every place that writes an address spells it one way.
+        object.__setattr__(self, "local_ip", canonical_ipv6("local_ip", self.local_ip))
+        if self.kube_dns_cluster_ip is not None:
+            cluster_ip = canonical_ipv6("kube_dns_cluster_ip", self.kube_dns_cluster_ip)
+            if cluster_ip == self.local_ip:
+                raise ValueError(
+                    f"kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} is the address of local_ip {self.local_ip!r}; "
+                    "node-cache binds both, so they must differ"
+                )
+            object.__setattr__(self, "kube_dns_cluster_ip", cluster_ip)
+        check_tolerations("tolerations", self.tolerations)
+        _check_quantity("cpu_request", self.cpu_request)
+        _check_quantity("memory_request", self.memory_request)
+        for resource, value in self.limits.items():
+            _check_limit(resource, value)
+        if isinstance(self.max_unavailable, str):
+            if not _PERCENT.fullmatch(self.max_unavailable):
+                raise ValueError(
+                    f"max_unavailable: must be a percentage 1%-100% or a positive integer, got {self.max_unavailable!r}"
+                )
+        else:
+            check_positive("max_unavailable", self.max_unavailable)
+        grace = self.termination_grace_period_seconds
+        check_positive("termination_grace_period_seconds", grace, allow_zero=True, maximum=SAFE_INT_MAX)
+        if self.interception not in ("node-cache", "fallthrough"):
+            raise ValueError(
+                f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {self.interception!r}"
+            )
+        if self.interception == "fallthrough" and self.portable:
+            raise ValueError(
+                "interception: 'fallthrough' needs portable=False, got portable=True (the keeper's rules "
+                "name the kube-dns ClusterIP, which portable manifests leave to kubelet and never hold)"
+            )
+
+
+def node_cache_options(options: NodeCacheOptions) -> dict[str, Any]:
+    """The node-cache options of ``options`` (any subclass) as keyword arguments, to hand them on unchanged."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(NodeCacheOptions)}

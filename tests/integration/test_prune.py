@@ -1,0 +1,261 @@
+"""What leaves the app leaves the cluster: the deploy's ApplySet (KEP-3659) and its pruning, on real API servers.
+
+The keeper's ConfigMap after a switch back to the spec's mode, the dashboard turned off, a
+chart removed from the app: each is pruned, a rerun is a no-op, ``--diff`` and
+``--dry-run`` list what would go, and an object another field manager also owns stays.
+kubectl, given the same manifests and parent, computes the same set.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+import yaml
+
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.deploy import AppChart, AppSource, DeployOptions, DeployReport, deploy, load_client, props_source
+from constructs_nld.deploy.applyset import applyset_id
+from constructs_nld.deploy.cli import main
+from constructs_nld.deploy.errors import PreconditionError
+from tests.controlplane import ControlPlane
+from tests.deploysh import KUBECTL, kubectl
+from tests.fleet import fleet_node
+from tests.simcluster import SimulatedCluster
+
+PARENT = "/api/v1/namespaces/kube-system/configmaps/node-local-dns-applyset"
+KEEPER_CONFIG = "/api/v1/namespaces/kube-system/configmaps/node-local-dns-keeper"
+DASHBOARD = "/api/v1/namespaces/monitoring/configmaps/nodelocaldns-dashboard"
+TEAM = "/api/v1/namespaces/kube-system/configmaps/team-settings"
+SET_ID = applyset_id("node-local-dns-applyset", "kube-system")
+WAIT: dict[str, Any] = {"wait": True, "stall_after": 30.0, "rollout_poll_interval": 0.1}
+
+
+def with_team_chart(props: NodeLocalDNSProps, *, team: bool) -> AppSource:
+    """The component, and (``team``) a chart of the user's own before it, as an app would hold them."""
+    team_chart = AppChart(
+        "0000-team.k8s.yaml",
+        ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "team-settings", "namespace": "kube-system"}},),
+    )
+
+    def source(cluster_ip: str | None) -> Sequence[AppChart]:
+        charts = tuple(props_source(props)(cluster_ip))
+        return (team_chart, *charts) if team else charts
+
+    return source
+
+
+def run(control_plane: ControlPlane, source: AppSource, **options: Any) -> tuple[DeployReport, str]:
+    lines: list[str] = []
+    client = load_client(str(control_plane.kubeconfig_path), None, timeout=10)
+    report = deploy(client, source, DeployOptions(**options), out=lines.append)
+    return report, "\n".join(lines)
+
+
+def get(control_plane: ControlPlane, path: str) -> dict[str, Any] | None:
+    return control_plane.fixture_api().get(path)
+
+
+def test_a_deploy_records_its_set_as_kubernetes_applyset(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(dashboard=True), team=True))
+
+    parent = get(cluster, PARENT)
+    assert parent is not None
+    assert parent["metadata"]["labels"] == {"applyset.kubernetes.io/id": SET_ID}
+    assert parent["metadata"]["annotations"] == {
+        "applyset.kubernetes.io/tooling": "nld-deploy/v1",
+        "applyset.kubernetes.io/contains-group-kinds": (
+            "ConfigMap,DaemonSet.apps,PodMonitor.monitoring.coreos.com,PrometheusRule.monitoring.coreos.com,"
+            "Service,ServiceAccount"
+        ),
+        "applyset.kubernetes.io/additional-namespaces": "monitoring",
+    }
+    for path in (TEAM, DASHBOARD, "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"):
+        member = get(cluster, path)
+        assert member is not None
+        assert member["metadata"]["labels"]["applyset.kubernetes.io/part-of"] == SET_ID
+
+
+def test_turning_the_dashboard_off_prunes_it_and_the_rerun_is_a_no_op(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(dashboard=True), team=False))
+    assert get(cluster, DASHBOARD) is not None
+    without = with_team_chart(NodeLocalDNSProps(), team=False)
+
+    report, out = run(cluster, without)
+
+    assert get(cluster, DASHBOARD) is None
+    assert [str(ref) for ref in report.pruned] == ["configmap/monitoring/nodelocaldns-dashboard"]
+    assert "[prune] pruned: configmap/monitoring/nodelocaldns-dashboard" in out
+    mark = cluster.audit_mark()
+    report, out = run(cluster, without)
+    assert cluster.mutating_requests_since(mark) == []
+    assert report.pruned == [] and "[prune]" not in out
+
+
+def test_a_chart_removed_from_the_app_is_pruned(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=True))
+    assert get(cluster, TEAM) is not None
+
+    report, _ = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    assert get(cluster, TEAM) is None
+    assert [str(ref) for ref in report.pruned] == ["configmap/kube-system/team-settings"]
+    parent = get(cluster, PARENT)
+    assert parent is not None
+    assert parent["metadata"]["annotations"]["applyset.kubernetes.io/additional-namespaces"] == "monitoring"
+
+
+def test_diff_and_dry_run_list_what_would_be_pruned_and_delete_nothing(
+    cluster: ControlPlane, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(dashboard=True), team=False))
+    mark = cluster.audit_mark()
+    kubeconfig = str(cluster.kubeconfig_path)
+
+    assert main(["--kubeconfig", kubeconfig, "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert main(["--kubeconfig", kubeconfig, "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+
+    assert "no longer in the app: configmap/monitoring/nodelocaldns-dashboard" in diff
+    assert "[prune] would prune: configmap/monitoring/nodelocaldns-dashboard" in diff
+    assert "[prune] pruned: configmap/monitoring/nodelocaldns-dashboard (dry run)" in dry
+    assert cluster.mutating_requests_since(mark) == []
+    deletes = [e for e in cluster.requests_since(mark) if e["verb"] == "delete"]
+    assert [e["objectRef"]["name"] for e in deletes] == ["nodelocaldns-dashboard"]
+    assert get(cluster, DASHBOARD) is not None
+
+
+def test_an_object_another_field_manager_also_owns_is_never_pruned(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=True))
+    kubectl(cluster, "label", "configmap", "team-settings", "-n", "kube-system", "owner=platform")
+
+    report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    assert report.pruned == []
+    assert "kept: configmap/kube-system/team-settings (also owned by kubectl-label)" in out
+    assert get(cluster, TEAM) is not None
+
+
+def test_a_parent_kubectl_manages_is_refused_before_any_write(cluster: ControlPlane) -> None:
+    cluster.fixture_api().request(
+        "POST",
+        "/api/v1/namespaces/kube-system/configmaps",
+        body={
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": "node-local-dns-applyset",
+                "labels": {"applyset.kubernetes.io/id": SET_ID},
+                "annotations": {"applyset.kubernetes.io/tooling": "kubectl/v1.34.4"},
+            },
+        },
+    )
+    mark = cluster.audit_mark()
+
+    with pytest.raises(PreconditionError, match=r"managed by 'kubectl/v1.34.4' .*refusing to take over"):
+        run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    assert cluster.mutating_requests_since(mark) == []
+
+
+def test_kubectl_computes_the_same_set_for_the_same_manifests(cluster: ControlPlane, tmp_path: Any) -> None:
+    # kubectl applies a set with a namespaced parent only within the parent's namespace (-n is
+    # enforced on every object), so the comparison leaves the monitoring namespace out.
+    source = with_team_chart(NodeLocalDNSProps(monitoring=False), team=True)
+    kube_dns = get(cluster, "/api/v1/namespaces/kube-system/services/kube-dns")
+    assert kube_dns is not None
+    manifests = [obj for chart in source(kube_dns["spec"]["clusterIP"]) for obj in chart.objects]
+    (tmp_path / "app.yaml").write_text(yaml.safe_dump_all(manifests, sort_keys=False))
+    result = subprocess.run(
+        [
+            str(KUBECTL),
+            "--kubeconfig",
+            str(cluster.kubeconfig_path),
+            "apply",
+            "--server-side",
+            "--prune",
+            "--applyset=configmap/node-local-dns-applyset",
+            "-n",
+            "kube-system",
+            "-f",
+            str(tmp_path / "app.yaml"),
+        ],
+        env={**os.environ, "KUBECTL_APPLYSET": "true"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    by_kubectl = get(cluster, PARENT)
+    assert by_kubectl is not None
+    team = get(cluster, TEAM)
+    assert team is not None
+    kubectl_member = team["metadata"]["labels"].get("applyset.kubernetes.io/part-of")
+    cluster.reset()
+
+    run(cluster, source)
+
+    ours = get(cluster, PARENT)
+    assert ours is not None
+    assert ours["metadata"]["labels"] == by_kubectl["metadata"]["labels"]
+    unlike = {"applyset.kubernetes.io/tooling"}
+    assert {k: v for k, v in ours["metadata"]["annotations"].items() if k not in unlike} == {
+        k: v for k, v in by_kubectl["metadata"]["annotations"].items() if k not in unlike
+    }
+    assert kubectl_member == SET_ID
+    selector = f"applyset.kubernetes.io/part-of={SET_ID}"
+    listed = kubectl(
+        cluster, "get", "configmaps,services,serviceaccounts,daemonsets", "-A", "-l", selector, "-o", "name"
+    )
+    assert sorted(listed.split()) == [
+        "configmap/node-local-dns",
+        "configmap/team-settings",
+        "daemonset.apps/node-local-dns",
+        "service/kube-dns-upstream",
+        "service/node-local-dns-metrics",
+        "serviceaccount/node-local-dns",
+    ]
+
+
+# --- on real pods: the keeper's ConfigMap outlives the pods that mount it --------------------------
+
+
+def test_switching_back_from_fallthrough_prunes_the_keeper_config_after_the_rollout(sim: SimulatedCluster) -> None:
+    sim.add_nodes(fleet_node("cpu", i) for i in range(1, 4))
+    run(sim.control_plane, with_team_chart(NodeLocalDNSProps(interception="fallthrough"), team=False), **WAIT)
+    assert get(sim.control_plane, KEEPER_CONFIG) is not None
+    spec_mode = with_team_chart(NodeLocalDNSProps(), team=False)
+
+    report, out = run(sim.control_plane, spec_mode)
+
+    assert report.pruned == []
+    assert "kept: configmap/kube-system/node-local-dns-keeper (until the rollout completes" in out
+    assert get(sim.control_plane, KEEPER_CONFIG) is not None
+
+    report, out = run(sim.control_plane, spec_mode, **WAIT)
+
+    assert [str(ref) for ref in report.pruned] == ["configmap/kube-system/node-local-dns-keeper"]
+    assert get(sim.control_plane, KEEPER_CONFIG) is None
+    mark = sim.control_plane.audit_mark()
+    run(sim.control_plane, spec_mode)
+    assert sim.control_plane.mutating_requests_since(mark) == []
+
+
+def test_uninstall_removes_the_parent_once_nothing_belongs_to_it(
+    sim: SimulatedCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim.add_nodes(fleet_node("cpu", i) for i in range(1, 3))
+    cluster = sim.control_plane
+    kubeconfig = str(cluster.kubeconfig_path)
+    assert main(["--kubeconfig", kubeconfig, "--wait"]) == 0
+
+    assert main(["--kubeconfig", kubeconfig, "uninstall", "--stall-after", "5"]) == 0
+    assert main(["--kubeconfig", kubeconfig, "verify", "--uninstalled"]) == 0
+
+    assert get(cluster, PARENT) is None
+    assert "PASS nothing-left: none of the app's 7 NodeLocal DNS object(s) is live" in capsys.readouterr().out
