@@ -28,7 +28,7 @@ import yaml
 from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
 from tests.harness.process import MissingBinaryError, Process, free_port, require_binary, wait_until
 
-__all__ = ["SERVER_BINARY", "Prometheus", "backfill", "free_port", "prometheus_version", "require", "server_binary"]
+__all__ = ["SERVER_BINARY", "Prometheus", "backfill", "prometheus_version", "require", "server_binary"]
 
 _PACKAGE = "apt-get install prometheus (make system installs it)"
 
