@@ -10,8 +10,8 @@ Two builds, for two jobs:
   prometheus``), which has it: :mod:`tests.e2e.monitoring` runs it as the operator's
   StatefulSet runs it, in a node's network namespace.
 
-:class:`Prometheus` is one process with start/stop, a readiness wait, its log and its HTTP
-API (:class:`constructs_nld.deploy.promapi.PrometheusAPI`). A missing binary fails, naming
+:class:`Prometheus` is one :class:`~tests.harness.process.Process` (start/stop, a readiness
+wait, its log) with its HTTP API (:class:`constructs_nld.deploy.promapi.PrometheusAPI`). A missing binary fails, naming
 how to get it; nothing is skipped.
 """
 
@@ -19,21 +19,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import time
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import yaml
 
 from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
-from tests.processes import stop_process
+from tests.harness.process import MissingBinaryError, Process, free_port, require_binary, wait_until
 
-__all__ = ["SERVER_BINARY", "Prometheus", "backfill", "free_port", "prometheus_version", "require", "server_binary"]
+__all__ = ["SERVER_BINARY", "Prometheus", "backfill", "prometheus_version", "require", "server_binary"]
 
 _PACKAGE = "apt-get install prometheus (make system installs it)"
 
@@ -43,16 +40,14 @@ SERVER_BINARY = Path(__file__).resolve().parent.parent / ".cache" / "bin" / "pro
 
 def server_binary() -> Path:
     """:data:`SERVER_BINARY`, or fail naming the build command."""
-    if not SERVER_BINARY.is_file():
-        raise FileNotFoundError(f"{SERVER_BINARY} missing: run `bash tools/build-binaries.sh prometheus`")
-    return SERVER_BINARY
+    return require_binary(SERVER_BINARY, "run `bash tools/build-binaries.sh prometheus`")
 
 
 def require(tool: str) -> str:
     """``prometheus`` or ``promtool`` from PATH, or fail naming the package."""
     found = shutil.which(tool)
     if found is None:
-        raise FileNotFoundError(f"{tool} not found: {_PACKAGE}")
+        raise MissingBinaryError(f"{tool} not found: {_PACKAGE}")
     return found
 
 
@@ -61,13 +56,6 @@ def prometheus_version(binary: Path | str) -> str:
     out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True)
     first = (out.stdout or out.stderr).split()
     return first[2].split("+")[0]
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def backfill(openmetrics: str, data_dir: Path, workdir: Path) -> None:
@@ -91,8 +79,10 @@ def backfill(openmetrics: str, data_dir: Path, workdir: Path) -> None:
         raise RuntimeError(f"promtool create-blocks-from openmetrics failed: {done.stdout}{done.stderr}")
 
 
-class Prometheus:
+class Prometheus(Process):
     """One Prometheus process and its API; a context manager."""
+
+    health_interval = 0.2
 
     def __init__(
         self,
@@ -103,12 +93,11 @@ class Prometheus:
         env: Mapping[str, str] | None = None,
     ) -> None:
         """Plan the process ``argv``, whose API answers at ``api_url``; :meth:`start` runs it."""
-        self.argv = list(argv)
+        super().__init__("prometheus", log_path, grace_period=10)
+        self.command = list(argv)
         self.api = PrometheusAPI(api_url, timeout=30)
         self.url = api_url
-        self.log_path = log_path
         self.env = dict(env or {})
-        self._process: subprocess.Popen[bytes] | None = None
 
     @classmethod
     def local(
@@ -134,61 +123,38 @@ class Prometheus:
         ]
         return cls(argv, api_url=f"http://127.0.0.1:{port}", log_path=workdir / "prometheus.log")
 
-    def __enter__(self) -> Self:
-        """Start and wait until ready."""
-        return self.start()
+    def argv(self) -> list[str]:
+        """The command line given at construction."""
+        return list(self.command)
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Stop."""
-        self.stop()
+    def environment(self) -> Mapping[str, str] | None:
+        """The environment given at construction; the test's when none was."""
+        return self.env or None
 
-    def start(self, timeout: float = 60) -> Self:
-        """Start the process; return once ``/-/ready`` answers (TSDB opened, blocks loaded)."""
-        with self.log_path.open("ab") as log:
-            self._process = subprocess.Popen(
-                self.argv, env=self.env or None, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-        self.wait_ready(timeout)
-        return self
+    def healthy(self) -> bool:
+        """The query API answers (the TSDB is open, backfilled blocks loaded)."""
+        try:
+            return bool(self.api.query("1"))
+        except PrometheusError:
+            return False
+
+    def start(self, timeout: float = 60, *, wait: bool = True, attempts: int | None = None) -> Self:
+        """Start the process; return once it answers queries (``timeout`` seconds at most)."""
+        self.startup_timeout = timeout
+        return super().start(wait=wait, attempts=attempts)
 
     def wait_ready(self, timeout: float = 60) -> None:
-        """Wait for ``/-/ready``; fail with the log if the process exits first."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if not self.alive():
-                raise RuntimeError(f"prometheus exited:\n{self.log}")
-            try:
-                if self.api.query("1"):
-                    return
-            except PrometheusError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"prometheus not ready after {timeout}s:\n{self.log}")
-            time.sleep(0.2)
-
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self._process is not None and self._process.poll() is None
-
-    @property
-    def log(self) -> str:
-        """What Prometheus printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        """Wait until it answers queries; fail with the log if the process exits first."""
+        self.wait_healthy(timeout)
 
     def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 60, interval: float = 1) -> float:
-        """Poll ``check`` until true; return the seconds it took, or fail naming ``what``."""
-        began = time.monotonic()
-        while not check():
-            if time.monotonic() - began > timeout:
-                raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
-            time.sleep(interval)
-        return time.monotonic() - began
+        """Poll ``check`` until true while the server runs; return the seconds it took, or fail naming ``what``."""
+        return wait_until(what, check, timeout, interval, watch=(self,))
 
     def alerts(self) -> list[dict[str, Any]]:
         """Active alerts (pending and firing), as ``/api/v1/alerts`` lists them."""
-        with urllib.request.urlopen(f"{self.api.url}/api/v1/alerts", timeout=30) as response:  # noqa: S310 (loopback)
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+        with opener.open(f"{self.api.url}/api/v1/alerts", timeout=30) as response:
             body = json.loads(response.read())
         return list(body["data"]["alerts"])
 
@@ -199,9 +165,3 @@ class Prometheus:
             if alert["state"] == "firing":
                 alerts.setdefault(alert["labels"]["alertname"], []).append(dict(alert["labels"]))
         return alerts
-
-    def stop(self) -> None:
-        """SIGTERM, SIGKILL after 10 s; idempotent."""
-        if self._process is not None:
-            stop_process(self._process, 10)
-        self._process = None

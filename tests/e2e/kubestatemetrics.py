@@ -17,15 +17,10 @@ from __future__ import annotations
 
 import argparse
 import http.server
-import json
 import math
 import os
 import socket
-import ssl
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -34,7 +29,8 @@ from tests.controlplane import REPO_ROOT
 from tests.e2e import probes
 from tests.e2e.netns import Namespace
 from tests.e2e.pods import SERVICE_ACCOUNT_DIR, InCluster, pod_argv
-from tests.processes import stop_process
+from tests.harness.process import Process
+from tests.harness.rest import Rest
 
 __all__ = ["DAEMON_SET_FAMILIES", "KubeStateMetrics", "render"]
 
@@ -162,73 +158,56 @@ def render(daemon_sets: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str,
     return "".join(out)
 
 
-class KubeStateMetrics:
+class KubeStateMetrics(Process):
     """The exporter as a pod on the test bed's node: start/stop, health wait, log path."""
+
+    health_interval = 0.2
+    cwd = REPO_ROOT
 
     def __init__(self, namespace: Namespace, in_cluster: InCluster, *, address: str, port: int, workdir: Path) -> None:
         """Plan it: listening on ``[address]:port`` in ``namespace``, reading the API server as ``in_cluster`` says."""
+        super().__init__("kube-state-metrics", workdir / "kube-state-metrics.log", grace_period=5, startup_timeout=30)
         self.namespace = namespace
         self.in_cluster = in_cluster
         self.address = address
         self.port = port
-        self.log_path = workdir / "kube-state-metrics.log"
-        self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         """Its ``/metrics`` as a scraper in the node's namespace reaches it."""
         return f"http://[{self.address}]:{self.port}/metrics"
 
-    def start(self) -> KubeStateMetrics:
-        """Start the exporter; return once it answers ``/healthz``."""
-        argv = pod_argv(
+    def argv(self) -> list[str]:
+        """This module, run as a pod in the namespace."""
+        return pod_argv(
             [sys.executable, "-m", "tests.e2e.kubestatemetrics", "--listen", self.address, "--port", str(self.port)],
             namespace=self.namespace,
             in_cluster=self.in_cluster,
         )
-        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO_ROOT), **self.in_cluster.environment}
-        with self.log_path.open("ab") as log:
-            self._process = subprocess.Popen(
-                argv, env=env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"kube-state-metrics exited:\n{self.log_path.read_text()}")
-            try:
-                if probes.http_get(self.namespace, f"http://[{self.address}]:{self.port}/healthz", timeout=2)[0] == 200:
-                    return self
-            except RuntimeError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"kube-state-metrics not answering:\n{self.log_path.read_text()}")
-            time.sleep(0.2)
 
-    def stop(self) -> None:
-        """SIGTERM, SIGKILL after 5 s; idempotent."""
-        if self._process is not None:
-            stop_process(self._process, 5)
-        self._process = None
+    def environment(self) -> Mapping[str, str]:
+        """``PATH``, this repository on ``PYTHONPATH``, the in-cluster variables."""
+        return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO_ROOT), **self.in_cluster.environment}
+
+    def healthy(self) -> bool:
+        """``/healthz`` answers 200, from inside the namespace."""
+        try:
+            return probes.http_get(self.namespace, f"http://[{self.address}]:{self.port}/healthz", timeout=2)[0] == 200
+        except RuntimeError:
+            return False
 
 
 def _serve(address: str, port: int) -> None:
     """Serve ``/metrics`` (fresh lists from the API server) and ``/healthz``, with the pod's in-cluster credentials."""
-    account = Path("/var/run") / SERVICE_ACCOUNT_DIR
-    server = f"https://{os.environ['KUBERNETES_SERVICE_HOST']}:{os.environ['KUBERNETES_SERVICE_PORT']}"
-    context = ssl.create_default_context(cafile=str(account / "ca.crt"))
-    token = (account / "token").read_text()
-
-    def listed(path: str) -> list[dict[str, Any]]:
-        request = urllib.request.Request(server + path, headers={"Authorization": f"Bearer {token}"})
-        with urllib.request.urlopen(request, context=context, timeout=10) as response:
-            return list(json.loads(response.read())["items"])
+    api = Rest.in_cluster(Path("/var/run") / SERVICE_ACCOUNT_DIR)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             if self.path == "/healthz":
                 body, kind = b"OK", "text/plain"
             elif self.path == "/metrics":
-                body, kind = render(listed("/apis/apps/v1/daemonsets"), listed("/api/v1/pods")).encode(), CONTENT_TYPE
+                daemon_sets, pods = api.items("/apis/apps/v1/daemonsets"), api.items("/api/v1/pods")
+                body, kind = render(daemon_sets, pods).encode(), CONTENT_TYPE
             else:
                 self.send_error(404)
                 return

@@ -45,7 +45,8 @@ from tests.e2e.netns import CLUSTER_COREDNS_METRICS_PORT, KUBE_DNS_ENDPOINT, NOD
 from tests.e2e.nodecache import NodeCache, synthesized_objects
 from tests.e2e.operator import PrometheusOperator, apply_rbac, module_dir, service_account_token
 from tests.e2e.pods import Bridge, InClusterCredentials, pod_argv
-from tests.prometheus import Prometheus, free_port, prometheus_version, server_binary
+from tests.harness.process import free_port
+from tests.prometheus import Prometheus, prometheus_version, server_binary
 
 __all__ = ["COREDNS_JOB", "KSM_JOB", "NODE_NAME", "Kubelet", "MonitoringStack"]
 

@@ -42,7 +42,6 @@ import re
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
@@ -51,7 +50,7 @@ from types import TracebackType
 from typing import Literal, Self
 
 from tests.e2e import kubeproxy, zones
-from tests.processes import stop_process
+from tests.harness.process import Process, ProcessExitedError, require_binary
 
 __all__ = [
     "CLUSTER_DOMAIN",
@@ -262,60 +261,33 @@ class UpstreamPort:
     target_port: int
 
 
-class CoreDNSExitedError(RuntimeError):
+class CoreDNSExitedError(ProcessExitedError):
     """A CoreDNS process ended while it was expected to run."""
 
 
-class CoreDNS:
-    """A CoreDNS process in a namespace, its Corefile and its log."""
+class CoreDNS(Process):
+    """A CoreDNS process in a namespace, its Corefile and its log (beside the Corefile)."""
+
+    exited_error = CoreDNSExitedError
 
     def __init__(self, namespace: Namespace, corefile: Path, binary: Path) -> None:
-        """Start ``binary -conf corefile`` inside ``namespace``; the log goes beside the Corefile."""
+        """Plan ``binary -conf corefile`` inside ``namespace``; :meth:`start` runs it."""
+        super().__init__(f"CoreDNS ({corefile})", corefile.with_suffix(".log"), grace_period=5, startup_timeout=20)
         self.namespace = namespace
         self.corefile = corefile
-        self.log_path = corefile.with_suffix(".log")
-        with self.log_path.open("wb") as log:
-            # `ip netns exec` execs the command: the Popen pid is CoreDNS itself.
-            self.process = subprocess.Popen(
-                namespace.argv(str(binary), "-conf", str(corefile)),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
+        self.binary = binary
 
-    @property
-    def log(self) -> str:
-        """Everything CoreDNS printed so far."""
-        return self.log_path.read_text(errors="replace")
+    def argv(self) -> list[str]:
+        """The binary inside the namespace; ``ip netns exec`` execs it, so the pid is CoreDNS itself."""
+        return self.namespace.argv(str(self.binary), "-conf", str(self.corefile))
 
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self.process.poll() is None
+    def healthy(self) -> bool:
+        """CoreDNS printed its version banner, which it does once every listener is up."""
+        return "\nCoreDNS-" in "\n" + self.log
 
     def wait_started(self, timeout: float = 20) -> None:
-        """Wait for CoreDNS's version banner, printed once every listener is up.
-
-        Raises :class:`CoreDNSExitedError` (with the log) if it exits first, ``TimeoutError`` if
-        the banner never comes.
-        """
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.alive():
-                raise CoreDNSExitedError(
-                    f"CoreDNS ({self.corefile}) exited {self.process.returncode} in {self.namespace.name}:\n{self.log}"
-                )
-            if "\nCoreDNS-" in "\n" + self.log:
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"CoreDNS ({self.corefile}) did not start within {timeout}s:\n{self.log}")
-
-    def wait_exit(self, timeout: float = 20) -> int:
-        """Wait for the process to end by itself; return its exit code."""
-        return self.process.wait(timeout)
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 5 s; no-op once it has exited."""
-        stop_process(self.process, 5)
+        """Wait for the banner; :class:`CoreDNSExitedError` (with the log) if it exits first, else ``TimeoutError``."""
+        self.wait_healthy(timeout)
 
 
 class Testbed:
@@ -356,8 +328,7 @@ class Testbed:
 
     def __enter__(self) -> Self:
         """Build everything; on any failure, tear down what was built and re-raise."""
-        if not self.coredns_binary.is_file():
-            raise FileNotFoundError(f"{self.coredns_binary} missing: run `bash tools/build-binaries.sh coredns`")
+        require_binary(self.coredns_binary, "run `bash tools/build-binaries.sh coredns`")
         atexit.register(self.close)
         try:
             self._build()
@@ -520,6 +491,7 @@ class Testbed:
         path.write_text(corefile)
         process = CoreDNS(namespace, path, self.coredns_binary)
         self._stack.callback(process.stop)
+        process.start(wait=False)
         if wait:
             process.wait_started()
         return process

@@ -28,20 +28,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, cast
+from typing import Any, Literal, Self, cast
 
 from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
 from tests.e2e import probes
 from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
-from tests.processes import kill_and_reap, stop_process
+from tests.harness.process import Process, ProcessExitedError, require_binary, wait_until
 
 __all__ = [
     "DEFAULT_NODE_CACHE_BINARY",
@@ -249,8 +248,7 @@ def kubelet_env(
     *, namespace: str, enable_service_links: bool | None, services: list[dict[str, Any]], container: dict[str, Any]
 ) -> tuple[dict[str, str], list[str]]:
     """The environment and the args kubelet gives ``container`` of a pod in ``namespace``: kubelet's own code."""
-    if not KUBELET_ENV_BINARY.is_file():
-        raise FileNotFoundError(f"{KUBELET_ENV_BINARY} missing: run `bash tools/build-binaries.sh kubelet-env`")
+    require_binary(KUBELET_ENV_BINARY, "run `bash tools/build-binaries.sh kubelet-env`")
     request: dict[str, Any] = {"namespace": namespace, "services": services, "container": container}
     if enable_service_links is not None:
         request["enableServiceLinks"] = enable_service_links
@@ -424,76 +422,43 @@ def write_config_map(directory: Path, files: Mapping[str, str]) -> None:
 
 
 # ------------------------------------------------------------------- the process ---
-class NodeCacheExitedError(RuntimeError):
+class NodeCacheExitedError(ProcessExitedError):
     """node-cache ended while it was expected to run."""
 
 
 _instances = count()
 
 
-class ContainerProcess:
+class ContainerProcess(Process):
     """A container's process on the test bed's node: each start a new container, as kubelet's restart is.
 
-    Subclasses build the command line; this keeps the process and one log per container,
-    and stops it as kubelet does.
+    Subclasses build the command line of container number :attr:`starts` (:meth:`argv`) and
+    its environment; this keeps one log per container (``container-N.log`` in ``directory``)
+    and stops it as kubelet does, after the pod's grace period. :meth:`start` does not wait:
+    the tests say what they wait for (``wait_ready``, ``wait_exit``).
     """
 
-    what: str = "the container"
-    """How messages name the container."""
-
-    def __init__(self, directory: Path, grace_period: float) -> None:
+    def __init__(self, name: str, directory: Path, grace_period: float) -> None:
         """Containers' logs go to ``directory``; ``grace_period`` is the pod's ``terminationGracePeriodSeconds``."""
+        super().__init__(name, directory / "container-0.log", grace_period=grace_period, startup_timeout=20)
         self.directory = directory
-        self.grace_period = grace_period
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        self.log_path = self.directory / "container-0.log"
 
-    def _next_start(self) -> int:
-        """Count a new container, the number :meth:`_launch` logs under; the previous one must have ended."""
+    def prepare(self, attempt: int) -> None:
+        """A new container, whose log is ``container-<n>.log``."""
+        self.log_path = self.directory / f"container-{self.starts + 1}.log"
+
+    def start(self, *, wait: bool = False, attempts: int | None = None) -> Self:
+        """Start a new container; the previous one must have ended. Waits only if told to."""
         if self.alive():
-            raise RuntimeError(f"{self.what} is still running")
-        self.starts += 1
-        return self.starts
-
-    def _launch(self, argv: list[str], env: Mapping[str, str]) -> None:
-        """Start the container counted last, running ``argv`` with only ``env``."""
-        self.log_path = self.directory / f"container-{self.starts}.log"
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                argv, env=dict(env), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-
-    @property
-    def log(self) -> str:
-        """What the current container printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def alive(self) -> bool:
-        """True while the current container runs."""
-        return self.process is not None and self.process.poll() is None
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self.process is None:
-            raise RuntimeError(f"{self.what} was never started")
-        return self.process
-
-    def wait_exit(self, timeout: float = 20) -> int:
-        """Wait for the container to end by itself; return its exit code."""
-        return self._running().wait(timeout)
+            raise RuntimeError(f"{self.name} is still running")
+        return super().start(wait=wait, attempts=attempts)
 
     def stop(self) -> int:
         """Stop as kubelet does: SIGTERM, SIGKILL after the grace period; return the exit code."""
-        return stop_process(self._running(), self.grace_period)
-
-    def kill(self) -> None:
-        """SIGKILL, as the OOM killer or a failed liveness probe's escalation; wait for the end."""
-        kill_and_reap(self._running())
-
-    def close(self) -> None:
-        """Stop the current container if it runs (teardown)."""
-        if self.alive():
-            self.stop()
+        self._started()
+        code = super().stop()
+        assert code is not None
+        return code
 
 
 class NodeCache(ContainerProcess):
@@ -504,7 +469,7 @@ class NodeCache(ContainerProcess):
     :meth:`start`; the test bed stops node-cache at its close, before it deletes the node.
     """
 
-    what = "node-cache"
+    exited_error = NodeCacheExitedError
 
     def __init__(
         self,
@@ -534,11 +499,10 @@ class NodeCache(ContainerProcess):
         self.pidfile = pidfile
         self.setup_interface = setup_interface
         self.env = dict(self.invocation.env if env is None else env)
-        super().__init__(bed.workdir / f"node-cache-{next(_instances)}", self.invocation.grace_period)
+        super().__init__("node-cache", bed.workdir / f"node-cache-{next(_instances)}", self.invocation.grace_period)
         self.volumes_dir = self.directory / "volumes"
         for mount, files in self.invocation.volumes.items():
             self.write_config_map(mount, files)
-        self.started_at = 0.0
         bed.at_close(self.close)
 
     # ------------------------------------------------------------------- files ---
@@ -556,8 +520,19 @@ class NodeCache(ContainerProcess):
         """Put ``files`` in the volume mounted at ``mount``, as kubelet updates a ConfigMap volume."""
         write_config_map(self.volumes_dir / PurePosixPath(mount).relative_to("/"), files)
 
-    def argv(self, container_dir: Path) -> list[str]:
-        """The synth's command line for a container whose own files live in ``container_dir``."""
+    def argv(self, container_dir: Path | None = None) -> list[str]:
+        """The synth's command line, as the node runs it, for a container whose own files live in ``container_dir``.
+
+        Default: the directory of the container :meth:`start` makes next.
+        """
+        container_dir = self.container_dir(self.starts + 1) if container_dir is None else container_dir
+        return self.bed.node.argv(*self._container_argv(container_dir))
+
+    def container_dir(self, number: int) -> Path:
+        """Where container ``number``'s own files (``-conf``, ``-pidfile``) live."""
+        return self.directory / f"container-{number}"
+
+    def _container_argv(self, container_dir: Path) -> list[str]:
         args = list(self.invocation.argv[1:])
         if not self.pidfile:
             index = args.index("-pidfile")
@@ -580,49 +555,42 @@ class NodeCache(ContainerProcess):
     @property
     def rendered_corefile_path(self) -> Path:
         """The current container's ``-conf`` file: the Corefile node-cache rendered."""
-        return self._relocate(self.invocation.rendered_corefile_path, self.directory / f"container-{self.starts}")
+        return self._relocate(self.invocation.rendered_corefile_path, self.container_dir(self.starts))
 
     # ----------------------------------------------------------------- process ---
-    def start(self) -> None:
-        """Start a new container; the previous one must have ended."""
-        container_dir = self.directory / f"container-{self._next_start()}"
-        container_dir.mkdir(parents=True)
-        argv = self.argv(container_dir)
-        self.started_at = time.monotonic()
-        # `ip netns exec` execs the command: the Popen pid is node-cache itself.
-        self._launch(self.bed.node.argv(*argv), {"PATH": CONTAINER_PATH, **self.env})
+    def prepare(self, attempt: int) -> None:
+        """A new container: its own files' directory, and its log."""
+        super().prepare(attempt)
+        self.container_dir(self.starts + 1).mkdir(parents=True)
 
-    def _check_alive(self) -> None:
-        if not self.alive():
-            raise NodeCacheExitedError(f"node-cache exited {self._running().returncode}:\n{self.log}")
+    def environment(self) -> Mapping[str, str]:
+        """Only what the container gets: the image's ``PATH`` and what kubelet injects."""
+        return {"PATH": CONTAINER_PATH, **self.env}
 
     def wait_serving(self, timeout: float = 20) -> float:
         """Wait for CoreDNS's banner, printed once every listener is up; return seconds since :meth:`start`."""
-        deadline = self.started_at + timeout
-        while time.monotonic() < deadline:
-            self._check_alive()
-            if "\nCoreDNS-" in "\n" + self.log:
-                return time.monotonic() - self.started_at
-            time.sleep(0.05)
-        raise TimeoutError(f"node-cache did not serve within {timeout}s:\n{self.log}")
+        return wait_until(
+            "node-cache to serve",
+            lambda: "\nCoreDNS-" in "\n" + self.log,
+            timeout,
+            watch=(self,),
+            since=self.started_at,
+        )
 
     def wait_rules(self, timeout: float = 20, interval: float = 0.05) -> float:
         """Wait until all of node-cache's rules are in the node's ip6tables; return seconds since :meth:`start`."""
-        deadline = self.started_at + timeout
-        while time.monotonic() < deadline:
-            self._check_alive()
-            if len(probes.node_cache_rules(self.bed.node)) >= RULES_PER_LOCAL_IP * len(self.invocation.local_ips):
-                return time.monotonic() - self.started_at
-            time.sleep(interval)
-        rules = probes.node_cache_rules(self.bed.node)
-        raise TimeoutError(f"node-cache's rules not all in place within {timeout}s: {rules}\n{self.log}")
+        expected = RULES_PER_LOCAL_IP * len(self.invocation.local_ips)
+        return wait_until(
+            f"all {expected} of node-cache's rules",
+            lambda: len(probes.node_cache_rules(self.bed.node)) >= expected,
+            timeout,
+            interval,
+            watch=(self,),
+            since=self.started_at,
+            detail=lambda: str(probes.node_cache_rules(self.bed.node)),
+        )
 
     def wait_ready(self, timeout: float = 20) -> float:
         """:meth:`wait_serving`, then :meth:`wait_rules`: the node's DNS is intercepted. Seconds since start."""
         self.wait_serving(timeout)
         return self.wait_rules(timeout)
-
-    def signal(self, signum: signal.Signals) -> None:
-        """Send ``signum`` to node-cache."""
-        self._check_alive()
-        self._running().send_signal(signum)

@@ -22,19 +22,17 @@ import gzip
 import os
 import re
 import subprocess
-import time
-import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Self
 
 import yaml
 
 from tests.controlplane import REPO_ROOT, ControlPlane
-from tests.e2e.pods import InClusterCredentials, pod_argv
-from tests.processes import stop_process
-from tests.prometheus import free_port
+from tests.e2e.pods import InCluster, InClusterCredentials, pod_argv
+from tests.harness.health import http_ok
+from tests.harness.process import Process, free_port, require_binary, wait_until
 
 __all__ = [
     "OPERATOR_BINARY",
@@ -136,25 +134,26 @@ class PrometheusPod:
     """Every other file the container mounts, by path (rule files, the web configuration)."""
 
 
-class PrometheusOperator:
-    """The operator process; start/stop, health wait, log path and teardown, like every harness here."""
+class PrometheusOperator(Process):
+    """The operator process, as its Deployment runs it, with its CRDs and RBAC installed first."""
+
+    health_interval = 0.2
 
     def __init__(
         self, control_plane: ControlPlane, workdir: Path, *, namespace: str = "monitoring", binary: Path | None = None
     ) -> None:
         """Plan the operator for ``control_plane``; :meth:`start` installs its CRDs and RBAC and runs it."""
+        super().__init__("prometheus-operator", workdir / "prometheus-operator.log", grace_period=10)
         self.control_plane = control_plane
         self.workdir = workdir
         self.namespace = namespace
         self.binary = binary or OPERATOR_BINARY
-        self.log_path = workdir / "prometheus-operator.log"
         self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
+        self._in_cluster: InCluster | None = None
 
-    def start(self) -> PrometheusOperator:
+    def start(self, *, wait: bool = True, attempts: int | None = None) -> Self:
         """Install the CRDs and RBAC, start the operator, wait for its ``/healthz``; return self."""
-        if not (self.binary.is_file() and os.access(self.binary, os.X_OK)):
-            raise FileNotFoundError(f"{self.binary} missing: run `{_BUILD}`")
+        require_binary(self.binary, f"run `{_BUILD}`")
         module = module_dir()
         self._install_crds(module / "example" / "prometheus-operator-crd")
         rbac = module / "example" / "rbac"
@@ -173,10 +172,21 @@ class PrometheusOperator:
             ca_pem=self.control_plane.ca_path.read_text(),
             namespace=self.namespace,
         )
-        in_cluster = credentials.at("127.0.0.1", int(self.control_plane.server.rsplit(":", 1)[1]))
+        self._in_cluster = credentials.at("127.0.0.1", int(self.control_plane.server.rsplit(":", 1)[1]))
+        return super().start(wait=wait, attempts=attempts)
+
+    def prepare(self, attempt: int) -> None:
+        """A free port for its web server."""
         self.port = free_port()
-        # Upstream's Deployment args that apply here (example/rbac/prometheus-operator/...-deployment.yaml).
-        argv = pod_argv(
+
+    def _credentials(self) -> InCluster:
+        if self._in_cluster is None:
+            raise RuntimeError("prometheus-operator: its credentials are made by start()")
+        return self._in_cluster
+
+    def argv(self) -> list[str]:
+        """Upstream's Deployment args that apply here (``example/rbac/prometheus-operator/...-deployment.yaml``)."""
+        return pod_argv(
             [
                 str(self.binary),
                 f"--web.listen-address=127.0.0.1:{self.port}",
@@ -184,18 +194,16 @@ class PrometheusOperator:
                 "--disable-unmanaged-prometheus-configuration=true",
             ],
             namespace=None,
-            in_cluster=in_cluster,
+            in_cluster=self._credentials(),
         )
-        with self.log_path.open("ab") as log:
-            self._process = subprocess.Popen(
-                argv,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **in_cluster.environment},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        self.wait_healthy()
-        return self
+
+    def environment(self) -> Mapping[str, str]:
+        """``PATH`` and the in-cluster variables of the ``kubernetes`` Service."""
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **self._credentials().environment}
+
+    def healthy(self) -> bool:
+        """``/healthz`` answers 200."""
+        return http_ok(f"http://127.0.0.1:{self.port}/healthz")
 
     def _install_crds(self, directory: Path) -> None:
         for path in sorted(directory.glob("*.yaml")):
@@ -203,32 +211,7 @@ class PrometheusOperator:
                 _create(self.control_plane, _CRDS_PATH, load_yaml(path))
         for path in sorted(directory.glob("*.yaml")):
             name = load_yaml(path)["metadata"]["name"]
-            _wait(f"CRD {name} established", functools.partial(_established, self.control_plane, name), 60)
-
-    def wait_healthy(self, timeout: float = 60) -> None:
-        """Wait for ``/healthz`` to answer 200; fail with the log if the process exits first."""
-
-        def healthy() -> bool:
-            if self._process is None or self._process.poll() is not None:
-                raise RuntimeError(f"prometheus-operator exited:\n{self.log}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as response:
-                    return int(response.status) == 200
-            except OSError:
-                return False
-
-        _wait("prometheus-operator /healthz", healthy, timeout)
-
-    @property
-    def log(self) -> str:
-        """What the operator printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def stop(self) -> None:
-        """SIGTERM, SIGKILL after 10 s; idempotent."""
-        if self._process is not None:
-            stop_process(self._process, 10)
-        self._process = None
+            wait_until(f"CRD {name} established", functools.partial(_established, self.control_plane, name), 60, 0.2)
 
     # ------------------------------------------------------------------ its output ---
     def prometheus_pod(self, name: str, *, timeout: float = 60) -> PrometheusPod:
@@ -237,7 +220,13 @@ class PrometheusOperator:
         Waits until the operator has written the StatefulSet and every volume it mounts.
         """
         path = f"/apis/apps/v1/namespaces/{self.namespace}/statefulsets/prometheus-{name}"
-        _wait(f"statefulset prometheus-{name}", lambda: self.control_plane.get(path) is not None, timeout)
+        wait_until(
+            f"statefulset prometheus-{name}",
+            lambda: self.control_plane.get(path) is not None,
+            timeout,
+            0.2,
+            watch=(self,),
+        )
         pod = self.control_plane.get(path)
         assert pod is not None
         spec = pod["spec"]["template"]["spec"]
@@ -271,16 +260,17 @@ class PrometheusOperator:
 
     def _wait_data(self, kind: str, name: str, timeout: float, *, optional: bool = False) -> dict[str, str]:
         path = f"/api/v1/namespaces/{self.namespace}/{kind}/{name}"
-        deadline = time.monotonic() + timeout
-        while True:
+        found = self.control_plane.get(path)
+        if found is None and not optional:
+            wait_until(
+                f"{kind}/{name} written by the operator",
+                lambda: self.control_plane.get(path) is not None,
+                timeout,
+                0.2,
+                watch=(self,),
+            )
             found = self.control_plane.get(path)
-            if found is not None:
-                return dict(found.get("data") or {})
-            if optional or time.monotonic() > deadline:
-                if optional:
-                    return {}
-                raise TimeoutError(f"{kind}/{name} not written by the operator within {timeout}s:\n{self.log}")
-            time.sleep(0.2)
+        return dict((found or {}).get("data") or {})
 
 
 _VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
@@ -295,11 +285,3 @@ def _established(control_plane: ControlPlane, name: str) -> bool:
     crd = control_plane.get(f"{_CRDS_PATH}/{name}")
     conditions = (crd or {}).get("status", {}).get("conditions") or []
     return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
-
-
-def _wait(what: str, check: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)

@@ -17,9 +17,7 @@ together, as kubelet does on a pod deletion.
 
 from __future__ import annotations
 
-import signal
 import subprocess
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import count
@@ -38,6 +36,7 @@ from tests.e2e.nodecache import (
     synthesized_objects,
     write_config_map,
 )
+from tests.harness.process import wait_until
 
 __all__ = ["Backend", "KeeperContainer", "NodeLocalDNSPod", "RuleKeeper", "keeper_container"]
 
@@ -86,13 +85,12 @@ _instances = count()
 class RuleKeeper(ContainerProcess):
     """The fallthrough keeper container on the test bed's node: start, stop, kill, its readiness probe."""
 
-    what = "the keeper"
-
     def __init__(self, bed: Testbed, container: KeeperContainer, *, backend: Backend = "nft") -> None:
         """Project the container's ConfigMap volumes; nothing runs until :meth:`start`."""
-        super().__init__(bed.workdir / f"keeper-{next(_instances)}", container.grace_period)
+        super().__init__("the keeper", bed.workdir / f"keeper-{next(_instances)}", container.grace_period)
         self.bed = bed
         self.container = container
+        self._probe_output = ""
         self.volumes_dir = self.directory / "volumes"
         for mount, files in container.volumes.items():
             write_config_map(self._relocate(mount), files)
@@ -112,19 +110,22 @@ class RuleKeeper(ContainerProcess):
                 return self.volumes_dir / PurePosixPath(mount).relative_to("/") / pure.relative_to(mount)
         return Path(path)
 
-    def argv(self, command: tuple[str, ...]) -> list[str]:
-        """``command`` with paths in the container's volumes relocated, under its securityContext."""
-        return self.container.security.wrap([str(self._relocate(word)) for word in command])
+    def in_container(self, command: tuple[str, ...]) -> list[str]:
+        """``command`` as the node runs it in the container: paths in its volumes relocated, its securityContext."""
+        return self.bed.node.argv(*self.container.security.wrap([str(self._relocate(word)) for word in command]))
 
-    def start(self) -> None:
-        """Start a new container; the previous one must have ended."""
-        self._next_start()
-        self._launch(self.bed.node.argv(*self.argv(self.container.command)), {"PATH": self.path})
+    def argv(self) -> list[str]:
+        """The container's ``command``."""
+        return self.in_container(self.container.command)
+
+    def environment(self) -> Mapping[str, str]:
+        """Only the image's ``PATH``."""
+        return {"PATH": self.path}
 
     def check(self) -> tuple[bool, str]:
         """Run the readiness probe's command once, as kubelet execs it in the container: (ready, its output)."""
         result = subprocess.run(
-            self.bed.node.argv(*self.argv(self.container.readiness)),
+            self.in_container(self.container.readiness),
             env={"PATH": self.path},
             capture_output=True,
             text=True,
@@ -133,22 +134,14 @@ class RuleKeeper(ContainerProcess):
         )
         return result.returncode == 0, result.stdout + result.stderr
 
+    def healthy(self) -> bool:
+        """The readiness probe passes."""
+        ready, self._probe_output = self.check()
+        return ready
+
     def wait_ready(self, timeout: float = 20) -> None:
         """Wait until the readiness probe passes while the container runs."""
-        deadline = time.monotonic() + timeout
-        output = ""
-        while time.monotonic() < deadline:
-            if not self.alive():
-                raise RuntimeError(f"the keeper exited {self._running().returncode}:\n{self.log}")
-            ready, output = self.check()
-            if ready:
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"the keeper not ready within {timeout}s: {output}\n{self.log}")
-
-    def signal(self, signum: signal.Signals) -> None:
-        """Send ``signum`` to the container's process."""
-        self._running().send_signal(signum)
+        wait_until("the keeper to be ready", self.healthy, timeout, watch=(self,), detail=lambda: self._probe_output)
 
 
 class NodeLocalDNSPod:
@@ -176,7 +169,7 @@ class NodeLocalDNSPod:
 
     def stop(self) -> tuple[int, int | None]:
         """A pod deletion: SIGTERM to every container at once, each waited for; the exit codes."""
-        for process in (self.node_cache.process, self.keeper.process if self.keeper else None):
-            if process is not None and process.poll() is None:
-                process.terminate()
+        self.node_cache.terminate()
+        if self.keeper is not None:
+            self.keeper.terminate()
         return self.node_cache.stop(), self.keeper.stop() if self.keeper is not None else None

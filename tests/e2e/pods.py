@@ -20,16 +20,15 @@ import contextlib
 import shutil
 import socket
 import subprocess
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 
 from tests.e2e.netns import Namespace
-from tests.processes import stop_process
+from tests.harness.process import MissingBinaryError, Process
 
-__all__ = ["SERVICE_ACCOUNT_DIR", "Bridge", "InCluster", "InClusterCredentials", "pod_argv", "require_socat"]
+__all__ = ["SERVICE_ACCOUNT_DIR", "Bridge", "InCluster", "InClusterCredentials", "Socat", "pod_argv", "require_socat"]
 
 SERVICE_ACCOUNT_DIR = "secrets/kubernetes.io/serviceaccount"
 """Where a pod's token, CA and namespace are, below ``/run`` (``/var/run`` on a pod)."""
@@ -46,7 +45,7 @@ def require_socat() -> str:
     """The ``socat`` binary, or fail naming the package."""
     found = shutil.which("socat")
     if found is None:
-        raise FileNotFoundError("socat not found: apt-get install socat (make system installs it)")
+        raise MissingBinaryError("socat not found: apt-get install socat (make system installs it)")
     return found
 
 
@@ -112,13 +111,34 @@ def pod_argv(
 _bridges = count()
 
 
+class Socat(Process):
+    """One ``socat`` of a :class:`Bridge`, in ``namespace`` (None: the root one), up once ``ready`` holds."""
+
+    def __init__(
+        self, name: str, argv: list[str], namespace: Namespace | None, log_path: Path, ready: Callable[[], bool]
+    ) -> None:
+        """Plan ``socat ARGS``; :meth:`start` runs it."""
+        super().__init__(name, log_path, grace_period=5, startup_timeout=10)
+        self.command = argv
+        self.namespace = namespace
+        self.ready = ready
+
+    def argv(self) -> list[str]:
+        """The command, inside the namespace."""
+        return self.namespace.argv(*self.command) if self.namespace is not None else list(self.command)
+
+    def healthy(self) -> bool:
+        """What the bridge waits for on this side."""
+        return self.ready()
+
+
 class Bridge:
     """``listen`` in one network namespace forwarded to ``target`` in another, through a Unix socket.
 
-    Two ``socat`` processes: one listening on TCP in ``listen_namespace`` and connecting to
-    the socket, one listening on the socket and connecting to ``target`` in
-    ``target_namespace`` (None: the root namespace). Each connection is forked, so any
-    number may be open at once.
+    Two :class:`Socat` processes: one listening on the socket and connecting to ``target`` in
+    ``target_namespace`` (None: the root namespace), up once the socket exists; one listening
+    on TCP in ``listen_namespace`` and connecting to the socket, up once it accepts
+    connections. Each connection is forked, so any number may be open at once.
     """
 
     def __init__(
@@ -137,8 +157,7 @@ class Bridge:
         self.target = target
         directory.mkdir(parents=True, exist_ok=True)
         self.socket_path = directory / f"bridge-{next(_bridges)}.sock"
-        self.log_path = self.socket_path.with_suffix(".log")
-        self._processes: list[subprocess.Popen[bytes]] = []
+        self.processes: list[Socat] = []
 
     @staticmethod
     def _tcp(host: str, port: int) -> str:
@@ -151,28 +170,24 @@ class Bridge:
         host, port = self.listen
         family = "TCP6" if ":" in host else "TCP4"
         listen_bind = f"[{host}]" if ":" in host else host
-        inner = [socat, f"UNIX-LISTEN:{self.socket_path},fork,unlink-early", self._tcp(*self.target)]
-        outer = [socat, f"{family}-LISTEN:{port},bind={listen_bind},fork,reuseaddr", f"UNIX-CONNECT:{self.socket_path}"]
-        with self.log_path.open("ab") as log:
-            for argv, namespace in ((inner, self.target_namespace), (outer, self.listen_namespace)):
-                wrapped = namespace.argv(*argv) if namespace is not None else argv
-                self._processes.append(
-                    subprocess.Popen(wrapped, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-                )
-        self.wait_listening()
+        inner = Socat(
+            f"socat {self.socket_path.name} -> {self.target}",
+            [socat, f"UNIX-LISTEN:{self.socket_path},fork,unlink-early", self._tcp(*self.target)],
+            self.target_namespace,
+            self.socket_path.with_suffix(".inner.log"),
+            self.socket_path.exists,
+        )
+        outer = Socat(
+            f"socat {self.listen} -> {self.socket_path.name}",
+            [socat, f"{family}-LISTEN:{port},bind={listen_bind},fork,reuseaddr", f"UNIX-CONNECT:{self.socket_path}"],
+            self.listen_namespace,
+            self.socket_path.with_suffix(".outer.log"),
+            self._listening,
+        )
+        for process in (inner, outer):
+            self.processes.append(process)
+            process.start()
         return self
-
-    def wait_listening(self, timeout: float = 10) -> None:
-        """Wait until the Unix socket exists and the TCP side accepts a connection."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for process in self._processes:
-                if process.poll() is not None:
-                    raise RuntimeError(f"socat exited {process.returncode}: {self.log_path.read_text()}")
-            if self.socket_path.exists() and self._listening():
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"bridge {self.listen} -> {self.target} not listening after {timeout}s")
 
     def _listening(self) -> bool:
         host, port = self.listen
@@ -191,8 +206,8 @@ class Bridge:
 
     def stop(self) -> None:
         """Stop both processes and remove the socket; idempotent."""
-        for process in self._processes:
-            stop_process(process, 5)
-        self._processes = []
+        for process in self.processes:
+            process.stop()
+        self.processes = []
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()

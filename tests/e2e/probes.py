@@ -6,11 +6,11 @@ import ipaddress
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tests.e2e.netns import Namespace
+from tests.harness.process import wait_until
 
 __all__ = [
     "ConntrackFlow",
@@ -258,11 +258,17 @@ def wait_for_loop_self_check(
     block's first bind address right after start; once all are answered they can no longer
     land in a measurement's counts.
     """
-    deadline = time.monotonic() + timeout
-    while True:
+    seen: tuple[Sample, ...] = ()
+
+    def checked() -> bool:
+        nonlocal seen
         seen = scrape(namespace, url).series("coredns_dns_requests_total", server=listener, type="other")
-        if len(seen) >= blocks:
-            return
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"loop self-check seen in {len(seen)} of {blocks} blocks at {listener} after {timeout}s")
-        time.sleep(0.1)
+        return len(seen) >= blocks
+
+    wait_until(
+        f"the loop self-check in {blocks} blocks at {listener}",
+        checked,
+        timeout,
+        0.1,
+        detail=lambda: f"seen in {len(seen)} of {blocks} blocks",
+    )

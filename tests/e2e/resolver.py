@@ -6,8 +6,8 @@ DNS. dnsperf keeps a few sockets open and cannot show that. This load does.
 
 :class:`ResolverLoad` runs this module as a program inside a namespace (``python -m
 tests.e2e.resolver``); the program sends ``rate`` lookups per second for ``count`` lookups,
-waits ``timeout`` seconds at most for each answer (one attempt, no retry) and prints one
-JSON document: per lookup its send time (``time.monotonic()``, shared by every process of
+waits ``timeout`` seconds at most for each answer (one attempt, no retry) and writes one
+JSON document to ``--output``: per lookup its send time (``time.monotonic()``, shared by every process of
 the machine), its latency and its outcome. A lookup succeeds when the answer is NOERROR
 with at least one record; ``refused`` is an ICMP port unreachable (nothing listens where
 the query was delivered), ``timeout`` is no answer in time.
@@ -21,16 +21,18 @@ import json
 import random
 import resource
 import selectors
+import shutil
 import socket
 import struct
-import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.e2e.netns import Namespace
+from tests.harness.process import Process
 
 __all__ = ["Lookup", "LoadResult", "ResolverLoad"]
 
@@ -95,8 +97,14 @@ class LoadResult:
         return max((end - begin for begin, end in self.outages()), default=0.0)
 
 
-class ResolverLoad:
-    """Resolver-style lookups from ``namespace`` to ``server``, running in the background."""
+class ResolverLoad(Process):
+    """Resolver-style lookups from ``namespace`` to ``server``, running in the background.
+
+    The program writes its JSON to a file beside its log, in a directory of its own that
+    :meth:`result` and :meth:`stop` remove.
+    """
+
+    cwd = REPO_ROOT
 
     def __init__(
         self,
@@ -109,28 +117,39 @@ class ResolverLoad:
         timeout: float = 2.0,
     ) -> None:
         """Start sending ``count`` AAAA lookups of ``names`` (in turn) at ``rate`` per second."""
-        argv = namespace.argv(
+        self.directory = Path(tempfile.mkdtemp(prefix="nld-resolver-"))
+        super().__init__("resolver load", self.directory / "resolver.log", grace_period=0)
+        self.output = self.directory / "lookups.json"
+        self.namespace = namespace
+        self.command = [
             sys.executable, "-m", "tests.e2e.resolver", "--server", server, "--rate", str(rate),
-            "--count", str(count), "--timeout", str(timeout), *names,
-        )  # fmt: skip
+            "--count", str(count), "--timeout", str(timeout), "--output", str(self.output), *names,
+        ]  # fmt: skip
         self.duration = count / rate
         self.timeout = timeout
-        self.process = subprocess.Popen(
-            argv, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
-        )
+        self.start(wait=False)
+
+    def argv(self) -> list[str]:
+        """The program, inside the namespace."""
+        return self.namespace.argv(*self.command)
 
     def result(self) -> LoadResult:
         """Wait for the last lookup to be answered or time out; return every lookup."""
-        out, err = self.process.communicate(timeout=self.duration + self.timeout + 60)
-        if self.process.returncode != 0:
-            raise RuntimeError(f"resolver load exited {self.process.returncode}: {err.strip()}")
-        return LoadResult(tuple(Lookup(sent, latency, outcome) for sent, latency, outcome in json.loads(out)))
+        try:
+            code = self.wait_exit(self.duration + self.timeout + 60)
+            if code != 0:
+                raise RuntimeError(f"resolver load exited {code}: {self.log.strip()}")
+            lookups = json.loads(self.output.read_text())
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        return LoadResult(tuple(Lookup(sent, latency, outcome) for sent, latency, outcome in lookups))
 
-    def stop(self) -> None:
-        """Kill the load if it still runs (teardown)."""
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.communicate()
+    def stop(self) -> int | None:
+        """Kill the load if it still runs (teardown): a load has nothing to finish."""
+        if self.alive():
+            self.kill()
+        shutil.rmtree(self.directory, ignore_errors=True)
+        return None if self.process is None else self.process.returncode
 
 
 # ------------------------------------------------------- the program, in the namespace ---
@@ -204,15 +223,16 @@ def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: fl
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Send the lookups; print the JSON list of ``[sent, latency, outcome]``."""
+    """Send the lookups; write the JSON list of ``[sent, latency, outcome]`` to ``--output``."""
     cli = argparse.ArgumentParser(description="resolver-style DNS load: a fresh UDP socket per lookup")
     cli.add_argument("--server", required=True)
     cli.add_argument("--rate", type=float, required=True, help="lookups per second")
     cli.add_argument("--count", type=int, required=True, help="lookups in all")
     cli.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for each answer")
+    cli.add_argument("--output", type=Path, required=True, help="where the JSON goes")
     cli.add_argument("names", nargs="+", help="names looked up (AAAA), in turn")
     args = cli.parse_args(argv)
-    json.dump(_run(args.server, args.names, args.rate, args.count, args.timeout), sys.stdout)
+    args.output.write_text(json.dumps(_run(args.server, args.names, args.rate, args.count, args.timeout)))
     return 0
 
 

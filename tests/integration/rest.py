@@ -1,15 +1,19 @@
-"""Raw JSON access to the test API server through the official client, for setup and assertions.
+"""Raw JSON access to the test API server as the user of an official ``ApiClient``, for setup and assertions.
 
-Independent of the product's own client (``constructs_nld.deploy.kube``), so a test that
-checks what the deploy wrote does not read it back through the code under test.
+Each function takes the test's ``ApiClient`` (its server, token and CA: the admin user, whose
+requests the audit counts see) and sends the request with the harness's one JSON client,
+:class:`tests.harness.rest.Rest`. Independent of the product's own client
+(``constructs_nld.deploy.kube``), so a test that checks what the deploy wrote does not read it
+back through the code under test.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kubernetes import client as k8s
+
+from tests.harness.rest import ANY_STATUS, Rest
 
 Json = dict[str, Any]
 
@@ -29,15 +33,11 @@ PATHS = {
 def request(
     api: k8s.ApiClient, method: str, path: str, body: Any = None, content_type: str = "application/json"
 ) -> tuple[int, Json | None]:
-    """Send one request; return the status and the decoded JSON body (None when empty)."""
-    headers = {"Accept": "application/json", "Content-Type": content_type}
-    method, url, headers, body, _ = api.param_serialize(
-        method, path, header_params=headers, body=body, auth_settings=["BearerToken"]
-    )
-    response = api.call_api(method, url, header_params=headers, body=body)
-    data = response.read()  # type: ignore[no-untyped-call]
-    is_json = "json" in (response.headers.get("content-type") or "")
-    return response.status, (json.loads(data) if data and is_json else None)
+    """Send one request; return the status and the decoded JSON body (None when empty or not JSON)."""
+    # Model objects as the client sends them.
+    data = None if body is None else api.sanitize_for_serialization(body)  # type: ignore[no-untyped-call]
+    status, parsed = Rest.of_api_client(api).request(method, path, body=data, content_type=content_type, ok=ANY_STATUS)
+    return status, parsed if isinstance(parsed, dict) else None
 
 
 def get(api: k8s.ApiClient, path: str) -> Json | None:
