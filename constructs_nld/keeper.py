@@ -132,13 +132,13 @@ class Keeper:
 
     def __post_init__(self) -> None:
         """The addresses are IPv6 node-cache can serve on, kept in RFC 5952 form, and differ."""
-        check_types(self, "rules.")
-        object.__setattr__(self, "local_ip", canonical_ipv6("rules.local_ip", self.local_ip))
+        check_types(self, "keeper.")
+        object.__setattr__(self, "local_ip", canonical_ipv6("keeper.local_ip", self.local_ip))
         if self.kube_dns_cluster_ip is not None:
-            cluster_ip = canonical_ipv6("rules.kube_dns_cluster_ip", self.kube_dns_cluster_ip)
+            cluster_ip = canonical_ipv6("keeper.kube_dns_cluster_ip", self.kube_dns_cluster_ip)
             if cluster_ip == self.local_ip:
                 raise ValueError(
-                    f"rules.kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} is the address of local_ip "
+                    f"keeper.kube_dns_cluster_ip: {self.kube_dns_cluster_ip!r} is the address of local_ip "
                     f"{self.local_ip!r}; the rules treat them differently, so they must differ"
                 )
             object.__setattr__(self, "kube_dns_cluster_ip", cluster_ip)

@@ -287,7 +287,9 @@ class MonitoringStack:
         self._kube_state_metrics_rbac(namespace)
         for kind in ("ServiceAccount", "DaemonSet", "PodMonitor", "PrometheusRule"):
             self._create(self._of(kind))
-        labels = dict(self._of("PodMonitor")["metadata"]["labels"])
+        # Prometheus selects the app's monitoring objects by the labels the app gives them (each
+        # object's role labels aside, which say what the object is, not whose monitoring it joins).
+        labels = dict(self.props.monitoring_labels)
         for obj in self._cluster_objects(namespace, labels):
             self._create(obj)
         self.kubelet = Kubelet(cp, self._of("DaemonSet"))

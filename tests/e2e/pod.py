@@ -1,6 +1,6 @@
 """The node-local-dns pod of the test bed's node: node-cache, and in the fallthrough mode the rule keeper.
 
-:class:`RuleKeeper` runs the synthesized ``fallthrough-rules`` container as kubelet would:
+:class:`RuleKeeper` runs the synthesized ``keeper`` container as kubelet would:
 its ``command`` from the synth, the ``node-local-dns-keeper`` ConfigMap projected at its
 mount in kubelet's layout, the image's ``PATH``, its securityContext (``setpriv``), in the
 node's network namespace. Nothing of it is retyped: the script and the rules are the

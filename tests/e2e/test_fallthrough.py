@@ -2,7 +2,7 @@
 
 Each scenario gets a fresh node and the synthesized pod (:class:`tests.e2e.pod.NodeLocalDNSPod`):
 node-cache with the synth's args (``-setupiptables=false`` among them), and the
-``fallthrough-rules`` keeper running the synthesized ConfigMap's script with ``/bin/sh``
+``keeper`` container running the synthesized ConfigMap's script with ``/bin/sh``
 (dash) and ``ip6tables*`` — the programs of the same names in the node-cache image —
 under each container's securityContext. No rule is written here by hand: every rule on the
 node comes from node-cache or from the keeper. Needs the node-cache binary; without it the

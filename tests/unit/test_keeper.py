@@ -181,14 +181,14 @@ def test_usage_errors_exit_2(script: Path) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"local_ip": "169.254.20.10"}, "rules.local_ip: must be an IPv6 address, got IPv4 '169.254.20.10'"),
-        ({"kube_dns_cluster_ip": "fe80::1"}, "rules.kube_dns_cluster_ip: must not be link-local, got 'fe80::1'"),
+        ({"local_ip": "169.254.20.10"}, "keeper.local_ip: must be an IPv6 address, got IPv4 '169.254.20.10'"),
+        ({"kube_dns_cluster_ip": "fe80::1"}, "keeper.kube_dns_cluster_ip: must not be link-local, got 'fe80::1'"),
         (
             {"kube_dns_cluster_ip": "FD00::10"},
-            "rules.kube_dns_cluster_ip: 'FD00::10' is the address of local_ip 'fd00::10'",
+            "keeper.kube_dns_cluster_ip: 'FD00::10' is the address of local_ip 'fd00::10'",
         ),
-        ({"ports": 53}, "rules.ports: must be a Ports, got 53"),
-        ({"local_ip": None}, "rules.local_ip: must be a string, got None"),
+        ({"ports": 53}, "keeper.ports: must be a Ports, got 53"),
+        ({"local_ip": None}, "keeper.local_ip: must be a string, got None"),
     ],
 )
 def test_fails_when_a_rules_value_is_bad(kwargs: dict[str, Any], message: str) -> None:
