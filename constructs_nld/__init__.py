@@ -18,6 +18,17 @@ if TYPE_CHECKING:
     from constructs_nld.alerts import AlertGroup, AlertRule, AlertSettings, NodeLocalDNSAlerts
     from constructs_nld.app import SynthesizedChart, props_from_environment, synthesize
     from constructs_nld.corefile import Corefile, Directive, ServerBlock
+    from constructs_nld.dns import (
+        CacheSettings,
+        Dns64,
+        DnsOptions,
+        ForwardOptions,
+        ForwardZone,
+        HostEntry,
+        Prefetch,
+        ServeStale,
+        ZoneCache,
+    )
     from constructs_nld.keeper import Keeper
     from constructs_nld.monitoring import (
         GrafanaDashboard,
@@ -34,8 +45,9 @@ if TYPE_CHECKING:
         find_unresolved_placeholders,
         is_deployable,
     )
-    from constructs_nld.props import CacheSettings, LivenessProbe, Ports, Toleration, default_tolerations
+    from constructs_nld.props import LivenessProbe, Ports, Toleration, default_tolerations
     from constructs_nld.roles import Role
+    from constructs_nld.scheduling import NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, PreferredTerm
     from constructs_nld.services import (
         MetricsService,
         MetricsServiceProps,
@@ -74,7 +86,19 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "find_unresolved_placeholders",
         "is_deployable",
     ),
-    "constructs_nld.props": ("CacheSettings", "LivenessProbe", "Ports", "Toleration", "default_tolerations"),
+    "constructs_nld.dns": (
+        "CacheSettings",
+        "Dns64",
+        "DnsOptions",
+        "ForwardOptions",
+        "ForwardZone",
+        "HostEntry",
+        "Prefetch",
+        "ServeStale",
+        "ZoneCache",
+    ),
+    "constructs_nld.props": ("LivenessProbe", "Ports", "Toleration", "default_tolerations"),
+    "constructs_nld.scheduling": ("NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "PreferredTerm"),
     "constructs_nld.roles": ("Role",),
     "constructs_nld.services": ("MetricsService", "MetricsServiceProps", "UpstreamService", "UpstreamServiceProps"),
     "constructs_nld.workload": (
@@ -99,27 +123,38 @@ __all__ = [
     "CorefileConfigMap",
     "CorefileConfigMapProps",
     "Directive",
+    "Dns64",
+    "DnsOptions",
+    "ForwardOptions",
+    "ForwardZone",
     "GrafanaDashboard",
     "GrafanaDashboardProps",
+    "HostEntry",
     "Keeper",
     "KeeperConfigMap",
     "KeeperConfigMapProps",
     "LivenessProbe",
     "MetricsService",
     "MetricsServiceProps",
+    "NodeAffinity",
     "NodeCacheDaemonSet",
     "NodeCacheDaemonSetProps",
     "NodeCacheOptions",
     "NodeLocalDNS",
     "NodeLocalDNSAlerts",
     "NodeLocalDNSProps",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
     "NotDeployableError",
     "PodMonitor",
     "PodMonitorProps",
     "Ports",
+    "PreferredTerm",
+    "Prefetch",
     "PrometheusRule",
     "PrometheusRuleProps",
     "Role",
+    "ServeStale",
     "ServerBlock",
     "ServiceAccount",
     "ServiceAccountProps",
@@ -127,6 +162,7 @@ __all__ = [
     "Toleration",
     "UpstreamService",
     "UpstreamServiceProps",
+    "ZoneCache",
     "check_deployable",
     "default_tolerations",
     "find_unresolved_placeholders",

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 
 from constructs_nld import placeholders
-from constructs_nld.props import CacheSettings, Ports, check_port, check_types
+from constructs_nld.props import check_port, check_types
 
-__all__ = ["NODE_CACHE_PLUGINS", "Corefile", "Directive", "ServerBlock", "node_local_dns_corefile"]
+__all__ = ["NODE_CACHE_PLUGINS", "Corefile", "Directive", "ServerBlock"]
 
 NODE_CACHE_PLUGINS = frozenset(
     {
@@ -86,10 +86,18 @@ class ServerBlock:
     directives: tuple[Directive, ...]
     """Plugins, in the order written."""
 
+    more_zones: tuple[str, ...] = ()
+    """Further zones the same block serves, e.g. a company's second domain. Default: - none."""
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        """Every zone the block serves, ``zone`` first."""
+        return (self.zone, *self.more_zones)
+
     @property
     def key(self) -> str:
-        """``zone:port``, the block's header."""
-        return f"{self.zone}:{self.port}"
+        """``zone:port`` for each zone, the block's header."""
+        return " ".join(f"{zone}:{self.port}" for zone in self.zones)
 
     def find(self, name: str) -> tuple[Directive, ...]:
         """The top-level directives called ``name``."""
@@ -159,9 +167,9 @@ class Corefile:
         for block in self.blocks:
             self._lint_placeholders(block)
             self._lint_text(block)
-        keys = [block.key for block in self.blocks]
-        for key in keys:
-            if keys.count(key) > 1:
+        served = [f"{zone}:{block.port}" for block in self.blocks for zone in block.zones]
+        for key in served:
+            if served.count(key) > 1:
                 raise ValueError(f"blocks: server block {key!r} is declared twice")
         self._lint_health()
         for block in self.blocks:
@@ -170,10 +178,11 @@ class Corefile:
     @staticmethod
     def _lint_text(block: ServerBlock) -> None:
         """Refuse what would render into text CoreDNS reads differently, or not at all."""
-        if block.zone != "." and not _ZONE.fullmatch(block.zone):
-            raise ValueError(
-                f"blocks: zone must be '.' or a lower-case DNS domain such as 'cluster.local', got {block.zone!r}"
-            )
+        for zone in block.zones:
+            if zone != "." and not _ZONE.fullmatch(zone):
+                raise ValueError(
+                    f"blocks: zone must be '.' or a lower-case DNS domain such as 'cluster.local', got {zone!r}"
+                )
         check_port("blocks.port", block.port)
         for directive in _walk(block.directives):
             for token in (directive.name, *directive.args):
@@ -195,7 +204,7 @@ class Corefile:
         for block in self.blocks:
             for health in block.find("health"):
                 where = block.key
-                if block.zone != self.cluster_domain:
+                if self.cluster_domain not in block.zones:
                     raise ValueError(
                         f"blocks: health {' '.join(health.args)} is declared in {where!r}; it "
                         f"belongs only in the cluster-domain block {self.cluster_domain!r} "
@@ -232,7 +241,7 @@ class Corefile:
 
     @staticmethod
     def _lint_placeholders(block: ServerBlock) -> None:
-        places = [("zone", block.zone)]
+        places = [("zone", zone) for zone in block.zones]
         places += [(d.name, arg) for d in block.directives for arg in _arguments(d)]
         for where, text in places:
             for token in _PILLAR.findall(text):
@@ -246,7 +255,7 @@ class Corefile:
     def block(self, zone: str) -> ServerBlock:
         """The block serving ``zone``."""
         for block in self.blocks:
-            if block.zone == zone:
+            if zone in block.zones:
                 return block
         raise KeyError(zone)
 
@@ -259,58 +268,3 @@ class Corefile:
             lines.append("}")
             chunks.append("\n".join(lines))
         return "\n".join(chunks) + "\n"
-
-
-def node_local_dns_corefile(
-    *,
-    cluster_domain: str,
-    bind_addresses: tuple[str, ...],
-    health_address: str,
-    ports: Ports,
-    cache: CacheSettings,
-) -> Corefile:
-    """The NodeLocal DNSCache Corefile: four blocks, in the upstream reference's order.
-
-    ``cluster.local``, ``in-addr.arpa`` and ``ip6.arpa`` forward over TCP to the
-    kube-dns-upstream ClusterIP (a persistent connection per node cuts conntrack churn);
-    ``.`` forwards to the node's resolvers. Only the cluster-domain block carries the
-    health listener.
-    """
-    bind = Directive("bind", bind_addresses)
-    prometheus = Directive("prometheus", (f":{ports.metrics}",))
-    to_cluster = Directive("forward", (".", placeholders.CLUSTER_DNS), (Directive("force_tcp"),))
-    short_cache = Directive("cache", (str(cache.other_zones_ttl),))
-
-    def block(zone: str, cache_directive: Directive, forward: Directive, *extra: Directive) -> ServerBlock:
-        return ServerBlock(
-            zone=zone,
-            port=ports.dns,
-            directives=(
-                Directive("errors"),
-                cache_directive,
-                Directive("reload"),
-                Directive("loop"),
-                bind,
-                forward,
-                prometheus,
-                *extra,
-            ),
-        )
-
-    cluster_cache = Directive(
-        "cache",
-        block=(
-            Directive("success", (str(cache.success_capacity), str(cache.success_ttl))),
-            Directive("denial", (str(cache.denial_capacity), str(cache.denial_ttl))),
-        ),
-    )
-    health = Directive("health", (f"[{health_address}]:{ports.health}",))
-    return Corefile(
-        cluster_domain=cluster_domain,
-        blocks=(
-            block(cluster_domain, cluster_cache, to_cluster, health),
-            block("in-addr.arpa", short_cache, to_cluster),
-            block("ip6.arpa", short_cache, to_cluster),
-            block(".", short_cache, Directive("forward", (".", placeholders.UPSTREAM_SERVERS))),
-        ),
-    )

@@ -17,6 +17,7 @@ __all__ = [
     "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
+    "CACHE_PLUGIN_CAPACITY",
     "CLUSTER_DOMAIN",
     "CLUSTER_DOMAIN_CACHE_DENIAL",
     "CLUSTER_DOMAIN_CACHE_SUCCESS",
@@ -217,6 +218,8 @@ CLUSTER_DOMAIN_CACHE_SUCCESS: Final = (9984, 30)
 CLUSTER_DOMAIN_CACHE_DENIAL: Final = (9984, 5)
 """(capacity, max TTL seconds) of negative answers in the cluster-domain block."""
 OTHER_ZONES_CACHE_TTL: Final = 30
+CACHE_PLUGIN_CAPACITY: Final = 9984
+"""The cache plugin's own default capacity, written where a line of it needs one (``denial CAPACITY TTL``)."""
 
 # --- monitoring -----------------------------------------------------------------------------
 SCRAPE_INTERVAL: Final = "60s"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from constructs_nld import defaults
 from constructs_nld.alerts import NodeLocalDNSAlerts, node_local_dns_alerts
-from constructs_nld.corefile import node_local_dns_corefile
+from constructs_nld.dns import CacheSettings, DnsOptions, node_local_dns_corefile
 from constructs_nld.durations import check_duration
 from constructs_nld.keeper import Keeper
 from constructs_nld.monitoring import (
@@ -21,7 +21,6 @@ from constructs_nld.monitoring import (
 )
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, LOCAL_DNS
 from constructs_nld.props import (
-    CacheSettings,
     check_dns_name,
     check_labels,
     check_types,
@@ -91,12 +90,13 @@ class NodeLocalDNSParts:
 
 
 @dataclass(frozen=True, kw_only=True)
-class NodeLocalDNSProps(NodeCacheOptions):
+class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     """Everything that shapes the component; every default is the spec's value.
 
-    The node-cache options (image, addresses, interception, resources, probe, rollout) are
-    :class:`~constructs_nld.workload.NodeCacheOptions`, shared with the DaemonSet's props;
-    the fields below are the component's own.
+    The node-cache options (image, addresses, interception, resources, probe, rollout,
+    scheduling) are :class:`~constructs_nld.workload.NodeCacheOptions`, shared with the
+    DaemonSet's props; what node-cache serves beyond the spec's blocks is
+    :class:`~constructs_nld.dns.DnsOptions`; the fields below are the component's own.
     """
 
     argocd_sync_waves: bool = False
@@ -127,11 +127,21 @@ class NodeLocalDNSProps(NodeCacheOptions):
     Default: ``app.kubernetes.io/managed-by: osdc-base``.
     """
 
+    pod_labels: Mapping[str, str] = field(default_factory=dict)
+    """Labels of the node-cache pods beside their selector's, which they may not override. Default: - none.
+
+    Replaces: lablabs ``podLabels``.
+    """
+
     monitoring_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
     """Labels of the monitoring objects. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""
 
     cache: CacheSettings = field(default_factory=CacheSettings)
-    """Corefile cache settings. Default: - success 9984/30 s, denial 9984/5 s, other zones 30 s."""
+    """Corefile cache settings of the spec's blocks, and their prefetch and serve_stale (off).
+
+    Default: - success 9984/30 s, denial 9984/5 s, other zones 30 s. Replaces: deliveryhero ``config.cacheTTL``,
+    ``config.prefetch`` and ``config.serveStale``.
+    """
 
     alerts: NodeLocalDNSAlerts = field(default_factory=NodeLocalDNSAlerts)
     """``for`` and severity of each alert. Default: - 5m critical, 10m, 15m and 10m warning."""
@@ -184,6 +194,13 @@ class NodeLocalDNSProps(NodeCacheOptions):
                     f"{key} label, which selectors match: node-cache's pods, kube-dns's pods)"
                 )
         check_unreserved("labels", self.labels)
+        check_labels("pod_labels", self.pod_labels)
+        for key in defaults.NODE_CACHE_APP_LABEL:
+            if key in self.pod_labels:
+                raise ValueError(
+                    f"pod_labels: must not set {key!r}, got {key}={self.pod_labels[key]!r} (the DaemonSet's selector "
+                    "matches the pods by it, and a selector is immutable)"
+                )
         check_labels("monitoring_labels", self.monitoring_labels)
         check_unreserved("monitoring_labels", self.monitoring_labels)
         check_labels("dashboard_labels", self.dashboard_labels)
@@ -194,6 +211,7 @@ class NodeLocalDNSProps(NodeCacheOptions):
         # The options first: they check the addresses, which the Corefile lint assumes valid,
         # and write them in RFC 5952 form, which every part then takes from here.
         self.check_node_cache_options()
+        self.check_dns_options(self.cluster_domain)
         object.__setattr__(self, "parts", self._build_parts())
 
     def _labels(self, app: Mapping[str, str]) -> dict[str, str]:
@@ -239,6 +257,7 @@ class NodeLocalDNSProps(NodeCacheOptions):
                     health_address=self.local_ip,
                     ports=self.ports,
                     cache=self.cache,
+                    dns=self,
                 ),
             ),
             keeper_config=(
@@ -255,7 +274,7 @@ class NodeLocalDNSProps(NodeCacheOptions):
             daemon_set=NodeCacheDaemonSetProps(
                 namespace=self.namespace,
                 labels=node_cache_labels,
-                pod_labels=node_cache_labels,
+                pod_labels={**node_cache_labels, **self.pod_labels},
                 **node_cache_options(self),
             ),
             pod_monitor=pod_monitor,

@@ -24,7 +24,6 @@ from constructs_nld.roles import RESERVED_LABEL_PREFIXES
 __all__ = [
     "INT32_MAX",
     "SAFE_INT_MAX",
-    "CacheSettings",
     "Interception",
     "LivenessProbe",
     "ObjectProps",
@@ -32,6 +31,7 @@ __all__ = [
     "Toleration",
     "canonical_ipv6",
     "check_ipv6_address",
+    "check_label_value",
     "check_labels",
     "check_dns_name",
     "check_dns_subdomain",
@@ -279,7 +279,8 @@ def check_qualified_name(prop: str, key: str, what: str = "label key") -> None:
     raise ValueError(f"{prop}: {key!r} is not a valid {what}: {reason}")
 
 
-def _check_label_value(prop: str, key: str, value: str, what: str = "label value") -> None:
+def check_label_value(prop: str, key: str, value: str, what: str = "label value") -> None:
+    """Raise unless ``value`` is a valid Kubernetes label value (of ``key``, for the message)."""
     if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         raise ValueError(
             f"{prop}: value {value!r} of {key!r} is not a valid {what} (at most 63 alphanumerics, '-', '_' "
@@ -293,7 +294,7 @@ def check_labels(prop: str, labels: Mapping[str, str]) -> None:
         raise ValueError(f"{prop}: must be a mapping of label keys to values, got {labels!r}")
     for key, value in labels.items():
         check_qualified_name(prop, key)
-        _check_label_value(prop, key, value)
+        check_label_value(prop, key, value)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -333,7 +334,7 @@ class Toleration:
         if self.operator == "Exists" and self.value is not None:
             raise ValueError(f"tolerations: operator 'Exists' takes no value, got {self.value!r} for key {self.key!r}")
         if self.value is not None:
-            _check_label_value("tolerations", self.key, self.value, "taint value")
+            check_label_value("tolerations", self.key, self.value, "taint value")
         if self.effect not in (None, "NoSchedule", "PreferNoSchedule", "NoExecute"):
             raise ValueError(
                 f"tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute, got {self.effect!r}"
@@ -434,32 +435,6 @@ class Ports:
                 f"{defaults.DNS_PORT}, which resolv.conf cannot change, and node-cache intercepts only the port it "
                 "serves: on another port it would cache nothing)"
             )
-
-
-@dataclass(frozen=True, kw_only=True)
-class CacheSettings:
-    """CoreDNS ``cache`` settings of the four server blocks."""
-
-    success_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[0]
-    """Positive answers kept for the cluster domain. Default: 9984."""
-
-    success_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[1]
-    """Max seconds a positive cluster-domain answer is cached. Default: 30."""
-
-    denial_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[0]
-    """Negative answers kept for the cluster domain. Default: 9984."""
-
-    denial_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[1]
-    """Max seconds a negative cluster-domain answer is cached. Default: 5."""
-
-    other_zones_ttl: int = defaults.OTHER_ZONES_CACHE_TTL
-    """Max seconds answers are cached in the reverse and catch-all blocks. Default: 30."""
-
-    def __post_init__(self) -> None:
-        """Capacities and TTLs are positive integers up to 2^31-1, the largest TTL DNS allows (RFC 2181)."""
-        check_types(self, "cache.")
-        for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl"):
-            check_positive(f"cache.{name}", getattr(self, name))
 
 
 def managed_by_labels() -> dict[str, str]:

@@ -27,6 +27,7 @@ README: Final = REPO / "README.md"
 _REGION: Final = re.compile(r"(<!-- generated: (?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 _DEFAULT: Final = re.compile(r"Default: (?P<body>.*?)\.(?:\s|$)", re.S)
 _NOTE: Final = re.compile(r"^(?P<value>[^(]*?)(?:\s+\((?P<note>.*)\))?$", re.S)
+_REPLACES: Final = re.compile(r"Replaces: (?P<body>.*?)\.(?:\s|$)", re.S)
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -103,7 +104,13 @@ def _markdown(text: str) -> str:
 
 def _summary(doc: str) -> str:
     first = doc.split("\n\n")[0]
-    return " ".join(_DEFAULT.sub("", first).split()).rstrip()
+    return " ".join(_REPLACES.sub("", _DEFAULT.sub("", first)).split()).rstrip()
+
+
+def replaces(doc: str) -> str:
+    """What the docstring's ``Replaces:`` sentence names: the other deployers' values for the same setting."""
+    match = _REPLACES.search(" ".join(doc.split()))
+    return match.group("body") if match else ""
 
 
 def props_table() -> str:
@@ -111,7 +118,10 @@ def props_table() -> str:
     from constructs_nld import NodeLocalDNSProps
 
     docs = field_docs(NodeLocalDNSProps)
-    rows = ["| prop | default | what it is |", "| --- | --- | --- |"]
+    rows = [
+        "| prop | default | what it is | replaces (deliveryhero, kubespray, kops, …) |",
+        "| --- | --- | --- | --- |",
+    ]
     for field in dataclasses.fields(NodeLocalDNSProps):
         if not field.init:
             continue
@@ -120,7 +130,7 @@ def props_table() -> str:
         default = f"`{line.value.replace('``', '')}`" if line.value is not None else str(line.note)
         note = f" ({line.note})" if line.value is not None and line.note else ""
         what = _summary(docs[field.name]).replace("|", "/")
-        rows.append(_markdown(f"| `{field.name}` | {default}{note} | {what} |"))
+        rows.append(_markdown(f"| `{field.name}` | {default}{note} | {what} | {replaces(docs[field.name])} |"))
     return "\n".join(rows) + "\n"
 
 

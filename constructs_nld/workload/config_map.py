@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from constructs_nld import defaults
-from constructs_nld.corefile import Corefile, node_local_dns_corefile
+from constructs_nld.corefile import Corefile
+from constructs_nld.dns import CacheSettings, node_local_dns_corefile
 from constructs_nld.metadata import object_meta
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP
-from constructs_nld.props import CacheSettings, ObjectProps, Ports, props_or_defaults
+from constructs_nld.props import ObjectProps, Ports, props_or_defaults
 from constructs_nld.roles import Role
 from constructs_nld.runtime import Construct, k8s
 

@@ -19,7 +19,6 @@ from constructs_nld.props import (
     ObjectProps,
     Toleration,
     check_dns_name,
-    check_dns_subdomain,
     check_labels,
     check_selector,
     check_service_name,
@@ -27,6 +26,7 @@ from constructs_nld.props import (
 )
 from constructs_nld.roles import Role
 from constructs_nld.runtime import Construct, k8s
+from constructs_nld.scheduling import NodeAffinity, NodeSelectorTerm
 from constructs_nld.workload.node_cache_options import NodeCacheOptions
 
 __all__ = ["NodeCacheDaemonSet", "NodeCacheDaemonSetProps", "node_cache_args"]
@@ -60,9 +60,6 @@ class NodeCacheDaemonSetProps(ObjectProps, NodeCacheOptions):
     Default: ``k8s-app: node-local-dns``, ``app.kubernetes.io/managed-by: osdc-base``.
     """
 
-    priority_class_name: str = defaults.PRIORITY_CLASS_NAME
-    """Priority class; prevents eviction. Default: system-node-critical."""
-
     service_account_name: str = defaults.SERVICE_ACCOUNT_NAME
     """ServiceAccount of the pods. Default: node-local-dns."""
 
@@ -84,7 +81,6 @@ class NodeCacheDaemonSetProps(ObjectProps, NodeCacheOptions):
         if missing:
             raise ValueError(f"pod_labels: must include the selector, missing {missing!r}")
         self.check_node_cache_options()
-        check_dns_subdomain("priority_class_name", self.priority_class_name)
         check_dns_name("service_account_name", self.service_account_name)
         check_dns_name("config_map_name", self.config_map_name)
         check_service_name("upstream_service_name", self.upstream_service_name)
@@ -159,6 +155,42 @@ def _keeper(props: NodeCacheDaemonSetProps) -> k8s.Container:
     )
 
 
+def _update_strategy(p: NodeCacheDaemonSetProps) -> k8s.DaemonSetUpdateStrategy:
+    """RollingUpdate by ``max_unavailable`` (the spec's), or OnDelete: pods take a new template once deleted."""
+    if p.update_strategy == "OnDelete":
+        return k8s.DaemonSetUpdateStrategy(type="OnDelete")
+    budget = (
+        k8s.IntOrString.from_string(p.max_unavailable)
+        if isinstance(p.max_unavailable, str)
+        else k8s.IntOrString.from_number(p.max_unavailable)
+    )
+    return k8s.DaemonSetUpdateStrategy(
+        type="RollingUpdate", rolling_update=k8s.RollingUpdateDaemonSet(max_unavailable=budget)
+    )
+
+
+def _term(term: NodeSelectorTerm) -> k8s.NodeSelectorTerm:
+    return k8s.NodeSelectorTerm(
+        match_expressions=[
+            k8s.NodeSelectorRequirement(key=r.key, operator=r.operator, values=list(r.values) or None)
+            for r in term.match_expressions
+        ]
+    )
+
+
+def _affinity(affinity: NodeAffinity) -> k8s.Affinity:
+    required = (
+        k8s.NodeSelector(node_selector_terms=[_term(t) for t in affinity.required]) if affinity.required else None
+    )
+    preferred = [k8s.PreferredSchedulingTerm(weight=t.weight, preference=_term(t.term)) for t in affinity.preferred]
+    return k8s.Affinity(
+        node_affinity=k8s.NodeAffinity(
+            required_during_scheduling_ignored_during_execution=required,
+            preferred_during_scheduling_ignored_during_execution=preferred or None,
+        )
+    )
+
+
 def _toleration(t: Toleration) -> k8s.Toleration:
     return k8s.Toleration(key=t.key, operator=t.operator, value=t.value, effect=t.effect)
 
@@ -223,19 +255,14 @@ class NodeCacheDaemonSet(Construct):
             metadata=object_meta(p, Role.NODE_CACHE),
             spec=k8s.DaemonSetSpec(
                 selector=k8s.LabelSelector(match_labels=dict(p.selector)),
-                update_strategy=k8s.DaemonSetUpdateStrategy(
-                    type="RollingUpdate",
-                    rolling_update=k8s.RollingUpdateDaemonSet(
-                        max_unavailable=(
-                            k8s.IntOrString.from_string(p.max_unavailable)
-                            if isinstance(p.max_unavailable, str)
-                            else k8s.IntOrString.from_number(p.max_unavailable)
-                        )
-                    ),
-                ),
+                update_strategy=_update_strategy(p),
                 template=k8s.PodTemplateSpec(
-                    metadata=k8s.ObjectMeta(labels=dict(p.pod_labels)),
+                    metadata=k8s.ObjectMeta(labels=dict(p.pod_labels), annotations=dict(p.pod_annotations) or None),
                     spec=k8s.PodSpec(
+                        node_selector=dict(p.node_selector) or None,
+                        affinity=_affinity(p.affinity) if p.affinity is not None else None,
+                        image_pull_secrets=[k8s.LocalObjectReference(name=name) for name in p.image_pull_secrets]
+                        or None,
                         priority_class_name=p.priority_class_name,
                         service_account_name=p.service_account_name,
                         # The pod-level field is what admission and scanners read (CKV_K8S_38);

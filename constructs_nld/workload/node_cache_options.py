@@ -12,7 +12,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from constructs_nld import defaults
 from constructs_nld.props import (
@@ -22,12 +22,15 @@ from constructs_nld.props import (
     Ports,
     Toleration,
     canonical_ipv6,
+    check_dns_subdomain,
+    check_labels,
     check_positive,
     check_qualified_name,
     check_same_family,
     check_tolerations,
     default_tolerations,
 )
+from constructs_nld.scheduling import NodeAffinity
 
 __all__ = ["NodeCacheOptions", "node_cache_options"]
 
@@ -167,6 +170,40 @@ class NodeCacheOptions:
     NET_RAW), without privilege escalation.
     """
 
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    """Run only on nodes carrying these labels. Default: - every node the tolerations allow.
+
+    Replaces: lablabs ``nodeSelector``; kubespray's node selector of the nodelocaldns DaemonSet.
+    """
+
+    affinity: NodeAffinity | None = None
+    """Node affinity: required terms (ORed) and preferred ones. Default: - none.
+
+    Replaces: deliveryhero ``affinity``.
+    """
+
+    priority_class_name: str = defaults.PRIORITY_CLASS_NAME
+    """Priority class; prevents eviction. Default: system-node-critical."""
+
+    image_pull_secrets: tuple[str, ...] = ()
+    """Secrets (in the pods' namespace) to pull the image with, from a private registry. Default: - none.
+
+    Replaces: deliveryhero ``imagePullSecrets``.
+    """
+
+    pod_annotations: Mapping[str, str] = field(default_factory=dict)
+    """Annotations of the pods (a change rolls them). Default: - none.
+
+    Replaces: deliveryhero ``podAnnotations``; kops ``podAnnotations``.
+    """
+
+    update_strategy: Literal["RollingUpdate", "OnDelete"] = "RollingUpdate"
+    """``RollingUpdate`` by ``max_unavailable``, or ``OnDelete``: a pod takes a new template only once deleted.
+
+    ``OnDelete`` is kops' way: nodes take the change as they are replaced. Default: RollingUpdate.
+    Replaces: deliveryhero ``updateStrategy``.
+    """
+
     def check_node_cache_options(self) -> None:
         """Validate the options (the first bad one raises, naming itself); write the addresses in RFC 5952 form."""
         if len(self.image) > 4096 or not _IMAGE.fullmatch(self.image):
@@ -214,11 +251,35 @@ class NodeCacheOptions:
             raise ValueError(
                 f"interception: must be 'node-cache' (the spec's) or 'fallthrough', got {self.interception!r}"
             )
+        check_labels("node_selector", self.node_selector)
+        check_dns_subdomain("priority_class_name", self.priority_class_name)
+        for secret in self.image_pull_secrets:
+            check_dns_subdomain("image_pull_secrets", secret)
+        if len(set(self.image_pull_secrets)) != len(self.image_pull_secrets):
+            raise ValueError(f"image_pull_secrets: a secret is listed twice, got {self.image_pull_secrets!r}")
+        _check_annotations("pod_annotations", self.pod_annotations)
+        if self.update_strategy not in ("RollingUpdate", "OnDelete"):
+            raise ValueError(f"update_strategy: must be 'RollingUpdate' or 'OnDelete', got {self.update_strategy!r}")
         if self.interception == "fallthrough" and self.portable:
             raise ValueError(
                 "interception: 'fallthrough' needs portable=False, got portable=True (the keeper's rules "
                 "name the kube-dns ClusterIP, which portable manifests leave to kubelet and never hold)"
             )
+
+
+_ANNOTATIONS_MAX_BYTES = 256 * 1024
+"""The API server's limit on the total size of an object's annotations."""
+
+
+def _check_annotations(prop: str, annotations: Mapping[str, str]) -> None:
+    """Raise unless the keys are qualified names and the values strings, within the API server's total size."""
+    for key, value in annotations.items():
+        check_qualified_name(prop, key, "annotation key")
+        if not isinstance(value, str):
+            raise ValueError(f"{prop}: value of {key!r} must be a string, got {value!r}")
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > _ANNOTATIONS_MAX_BYTES:
+        raise ValueError(f"{prop}: must be at most 256 KiB in all (the API server's limit), got {size} bytes")
 
 
 def node_cache_options(options: NodeCacheOptions) -> dict[str, Any]:

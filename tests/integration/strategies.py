@@ -41,7 +41,7 @@ from constructs_nld import (
     UpstreamServiceProps,
 )
 from constructs_nld.alerts import node_local_dns_alerts
-from constructs_nld.corefile import node_local_dns_corefile
+from constructs_nld.dns import node_local_dns_corefile
 
 INT32_MAX = 2**31 - 1
 SAFE_INT_MAX = 2**53 - 1

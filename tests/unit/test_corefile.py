@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from constructs_nld import CacheSettings, Corefile, Directive, NodeLocalDNSProps, Ports, ServerBlock
-from constructs_nld.corefile import node_local_dns_corefile
+from constructs_nld.dns import node_local_dns_corefile
 
 PREVIEW_COREFILE = """\
 cluster.local:53 {

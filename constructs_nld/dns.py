@@ -1,0 +1,610 @@
+"""What node-cache serves beyond the spec's four blocks, and the Corefile they all make.
+
+The spec's Corefile answers the cluster domain and the two reverse zones from cluster CoreDNS
+and everything else from the node's ``/etc/resolv.conf``. A second cluster needs more: its own
+forward zones (``corp.example`` to the company's resolvers), another upstream for ``.``,
+bounded forwarding, cache behaviour while an upstream is down, static records, query
+logging, dns64. Each is a typed value here, validated where it is built (the message names
+the prop), and rendered through the Corefile model (:mod:`constructs_nld.corefile`), whose
+lint then applies to all of it. The spec's configuration stays the default, byte for byte:
+every option is off, or the spec's value, until set.
+
+The blocks, in this order: the cluster domain, ``in-addr.arpa``, ``ip6.arpa`` (each left
+out when a zone replaces it), the extra zones in the order given, the extra server blocks,
+then ``.``. Every block of ours binds node-cache's addresses and carries the same
+``errors``, ``cache``, ``reload``, ``loop``, ``forward`` and ``prometheus`` lines as the
+spec's. A static record goes to the block that serves its name.
+
+Pure code (no cdk8s).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from constructs_nld import defaults, placeholders
+from constructs_nld.corefile import Corefile, Directive, ServerBlock
+from constructs_nld.durations import check_go_duration
+from constructs_nld.props import INT32_MAX, Ports, check_positive, check_types
+
+__all__ = [
+    "REVERSE_ZONES",
+    "CacheSettings",
+    "Dns64",
+    "DnsOptions",
+    "ForwardOptions",
+    "ForwardZone",
+    "HostEntry",
+    "LogClass",
+    "Prefetch",
+    "ServeStale",
+    "ZoneCache",
+    "node_local_dns_corefile",
+    "upstream_address",
+]
+
+REVERSE_ZONES: Final = ("in-addr.arpa", "ip6.arpa")
+"""The spec's reverse zones, answered by cluster CoreDNS like the cluster domain."""
+
+ForwardProtocol = Literal["plain", "force_tcp", "prefer_udp"]
+ForwardPolicy = Literal["random", "round_robin", "sequential"]
+LogClass = Literal["all", "denial", "error", "success"]
+StaleMode = Literal["immediate", "verify"]
+
+_LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
+_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
+_DNS64_PREFIX_LENGTHS: Final = (32, 40, 48, 56, 64, 96)
+
+
+def _check_name(prop: str, value: str, what: str) -> str:
+    """``value`` as a lower-case DNS name without the trailing dot; refuses anything else."""
+    name = value[:-1] if isinstance(value, str) and value.endswith(".") and value != "." else value
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"{prop}: must be a lower-case DNS {what} such as 'corp.example', got {value!r}")
+    return name
+
+
+def upstream_address(prop: str, value: str) -> str:
+    """An upstream server as ``forward`` takes it: an IPv6 address, bare for port 53, else ``[address]:port``.
+
+    Accepted as ``fd03::53``, ``[fd03::53]`` or ``[fd03::53]:5353``; IPv4 is refused (the
+    cluster is IPv6-only), and so are the addresses no server answers from (unspecified,
+    multicast, link-local, which would need a zone).
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{prop}: must be an IPv6 address, optionally '[address]:port', got {value!r}")
+    host, port = value, 53
+    bracketed = re.fullmatch(r"\[(?P<host>[^\]]+)\](?::(?P<port>[0-9]{1,5}))?", value)
+    if bracketed:
+        host = bracketed.group("host")
+        port = int(bracketed.group("port") or 53)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(
+            f"{prop}: must be an IPv6 address, optionally '[address]:port' such as '[fd03::53]:5353', got {value!r}"
+        ) from None
+    if address.version == 4:
+        raise ValueError(f"{prop}: must be an IPv6 address (the cluster is IPv6-only), got IPv4 {value!r}")
+    if address.is_unspecified or address.is_multicast or address.is_link_local:
+        raise ValueError(f"{prop}: must be a unicast address a server answers from, got {value!r}")
+    if not 1 <= port <= 65535:
+        raise ValueError(f"{prop}: port must be 1-65535, got {value!r}")
+    return str(address) if port == 53 else f"[{address}]:{port}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prefetch:
+    """The ``cache`` plugin's ``prefetch``: refresh a popular answer before it expires.
+
+    Replaces: deliveryhero ``config.prefetch``.
+    """
+
+    amount: int = 1
+    """Lookups of a name within ``duration`` that make it popular. Default: 1."""
+
+    duration: str = "1m"
+    """The window the lookups are counted in (CoreDNS's own default). Default: 1m."""
+
+    percentage: int = 10
+    """Refresh when this share of the TTL is left, 10-90 (CoreDNS's own default). Default: 10."""
+
+    def __post_init__(self) -> None:
+        """Validate as the cache plugin parses it."""
+        check_types(self, "prefetch.")
+        check_positive("prefetch.amount", self.amount)
+        check_go_duration("prefetch.duration", self.duration, positive=True)
+        if not 10 <= self.percentage <= 90:
+            raise ValueError(f"prefetch.percentage: must be 10-90 (the cache plugin's range), got {self.percentage}")
+
+    def directive(self) -> Directive:
+        """``prefetch AMOUNT DURATION PERCENTAGE%``."""
+        return Directive("prefetch", (str(self.amount), self.duration, f"{self.percentage}%"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServeStale:
+    """The ``cache`` plugin's ``serve_stale``: answer from an expired entry while the upstream does not.
+
+    Replaces: deliveryhero ``config.serveStale``; AKS LocalDNS ``serveStale``.
+    """
+
+    duration: str = "1h"
+    """How long past its TTL an entry may still be served (CoreDNS's own default). Default: 1h."""
+
+    mode: StaleMode = "immediate"
+    """``immediate``: answer stale at once and refresh behind it; ``verify``: ask the upstream first.
+
+    Default: immediate.
+    """
+
+    def __post_init__(self) -> None:
+        """Validate as the cache plugin parses it."""
+        check_types(self, "serve_stale.")
+        check_go_duration("serve_stale.duration", self.duration, positive=True)
+        if self.mode not in ("immediate", "verify"):
+            raise ValueError(f"serve_stale.mode: must be 'immediate' or 'verify', got {self.mode!r}")
+
+    def directive(self) -> Directive:
+        """``serve_stale DURATION MODE``."""
+        return Directive("serve_stale", (self.duration, self.mode))
+
+
+def _cache_extras(prefetch: Prefetch | None, serve_stale: ServeStale | None) -> tuple[Directive, ...]:
+    return tuple(item.directive() for item in (prefetch, serve_stale) if item is not None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CacheSettings:
+    """CoreDNS ``cache`` settings of the spec's four server blocks."""
+
+    success_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[0]
+    """Positive answers kept for the cluster domain. Default: 9984."""
+
+    success_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[1]
+    """Max seconds a positive cluster-domain answer is cached. Default: 30."""
+
+    denial_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[0]
+    """Negative answers kept for the cluster domain. Default: 9984."""
+
+    denial_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[1]
+    """Max seconds a negative cluster-domain answer is cached. Default: 5."""
+
+    other_zones_ttl: int = defaults.OTHER_ZONES_CACHE_TTL
+    """Max seconds answers are cached in the reverse and catch-all blocks. Default: 30."""
+
+    prefetch: Prefetch | None = None
+    """Refresh popular answers before they expire, in the four blocks. Default: - off (the spec's)."""
+
+    serve_stale: ServeStale | None = None
+    """Keep answering from expired entries while an upstream is down, in the four blocks.
+
+    Default: - off (the spec's).
+    """
+
+    def __post_init__(self) -> None:
+        """Capacities and TTLs are positive integers up to 2^31-1, the largest TTL DNS allows (RFC 2181)."""
+        check_types(self, "cache.")
+        for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl"):
+            check_positive(f"cache.{name}", getattr(self, name))
+
+    def cluster_directive(self) -> Directive:
+        """The cluster-domain block's ``cache``: success and denial capacities and TTLs."""
+        return Directive(
+            "cache",
+            block=(
+                Directive("success", (str(self.success_capacity), str(self.success_ttl))),
+                Directive("denial", (str(self.denial_capacity), str(self.denial_ttl))),
+                *_cache_extras(self.prefetch, self.serve_stale),
+            ),
+        )
+
+    def other_directive(self) -> Directive:
+        """The other blocks' ``cache TTL`` (with a block only when prefetch or serve_stale is on)."""
+        return Directive("cache", (str(self.other_zones_ttl),), _cache_extras(self.prefetch, self.serve_stale))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ZoneCache:
+    """The ``cache`` of one extra zone's block.
+
+    Replaces: kubespray ``nodelocaldns_external_zones[].cache``; AKS ``cacheDurationInSeconds``.
+    """
+
+    ttl: int = defaults.OTHER_ZONES_CACHE_TTL
+    """Max seconds an answer is cached, as in the spec's reverse and catch-all blocks. Default: 30."""
+
+    success_capacity: int | None = None
+    """Positive answers kept. Default: - the cache plugin's own."""
+
+    denial_capacity: int | None = None
+    """Negative answers kept. Default: - the cache plugin's own."""
+
+    denial_ttl: int | None = None
+    """Max seconds a negative answer is cached. Default: - ``ttl``."""
+
+    prefetch: Prefetch | None = None
+    """Refresh popular answers before they expire. Default: - off."""
+
+    serve_stale: ServeStale | None = None
+    """Answer from expired entries while the zone's upstream is down. Default: - off."""
+
+    def __post_init__(self) -> None:
+        """Every number is a positive ``int32``."""
+        check_types(self, "zones.cache.")
+        check_positive("zones.cache.ttl", self.ttl)
+        for name in ("success_capacity", "denial_capacity", "denial_ttl"):
+            value = getattr(self, name)
+            if value is not None:
+                check_positive(f"zones.cache.{name}", value)
+
+    def directive(self) -> Directive:
+        """``cache TTL``, with a block for what is set beyond it."""
+        lines: list[Directive] = []
+        if self.success_capacity is not None:
+            lines.append(Directive("success", (str(self.success_capacity),)))
+        if self.denial_capacity is not None or self.denial_ttl is not None:
+            capacity = self.denial_capacity if self.denial_capacity is not None else defaults.CACHE_PLUGIN_CAPACITY
+            lines.append(Directive("denial", (str(capacity), str(self.denial_ttl or self.ttl))))
+        return Directive("cache", (str(self.ttl),), (*lines, *_cache_extras(self.prefetch, self.serve_stale)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForwardOptions:
+    """How a block forwards: the ``forward`` plugin's options, each left to CoreDNS's own default when unset.
+
+    Replaces: deliveryhero ``config.upstreamForwardConfig`` and ``config.commProtocol``; kubespray
+    ``dns_upstream_forward_extra_opts``; AKS ``protocol``, ``forwardPolicy``, ``maxConcurrent``.
+    """
+
+    protocol: ForwardProtocol = "plain"
+    """``force_tcp``, ``prefer_udp``, or ``plain`` (the client's protocol). Default: plain."""
+
+    max_fails: int | None = None
+    """Failed health checks before an upstream is marked down (``0``: never). Default: - the plugin's own."""
+
+    expire: str | None = None
+    """How long an idle connection to an upstream is kept. Default: - the plugin's own."""
+
+    health_check: str | None = None
+    """How often a down upstream is checked. Default: - the plugin's own."""
+
+    policy: ForwardPolicy | None = None
+    """Which upstream a query goes to: random, round_robin or sequential. Default: - the plugin's own (random)."""
+
+    max_concurrent: int | None = None
+    """Queries in flight to the upstreams at most; beyond it, SERVFAIL at once instead of queueing.
+
+    Bounds node-cache's memory while an upstream stalls (each waiting query holds memory).
+    Default: - no cap (the spec's).
+    """
+
+    def __post_init__(self) -> None:
+        """Validate as the forward plugin parses it; a cap of 0 (no cap, to CoreDNS) is refused as confusing."""
+        check_types(self, "forward.")
+        if self.protocol not in ("plain", "force_tcp", "prefer_udp"):
+            raise ValueError(f"forward.protocol: must be plain, force_tcp or prefer_udp, got {self.protocol!r}")
+        if self.max_fails is not None:
+            check_positive("forward.max_fails", self.max_fails, allow_zero=True, maximum=INT32_MAX)
+        if self.expire is not None:
+            check_go_duration("forward.expire", self.expire, positive=True)
+        if self.health_check is not None:
+            check_go_duration("forward.health_check", self.health_check, positive=True)
+        if self.policy not in (None, "random", "round_robin", "sequential"):
+            raise ValueError(f"forward.policy: must be random, round_robin or sequential, got {self.policy!r}")
+        if self.max_concurrent is not None and (
+            isinstance(self.max_concurrent, bool) or not 1 <= self.max_concurrent <= INT32_MAX
+        ):
+            raise ValueError(
+                f"forward.max_concurrent: must be a positive integer, got {self.max_concurrent!r} "
+                "(0 means no cap to CoreDNS: leave it None for that)"
+            )
+
+    def directive(self, to: Sequence[str]) -> Directive:
+        """``forward . TO…``, with a block of the options that are set."""
+        block: list[Directive] = []
+        if self.protocol != "plain":
+            block.append(Directive(self.protocol))
+        for name in ("max_fails", "expire", "health_check", "policy", "max_concurrent"):
+            value = getattr(self, name)
+            if value is not None:
+                block.append(Directive(name, (str(value),)))
+        return Directive("forward", (".", *to), tuple(block))
+
+
+def _cluster_forward() -> ForwardOptions:
+    return ForwardOptions(protocol="force_tcp")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForwardZone:
+    """Names answered by upstreams of their own, in a server block of their own.
+
+    Replaces: deliveryhero ``config.extraServerBlocks``; kubespray ``nodelocaldns_external_zones``;
+    the kube-dns ConfigMap's ``stubDomains``, which node-cache never reads here.
+    """
+
+    names: tuple[str, ...]
+    """The zones, e.g. ``("corp.example",)``; one block serves them all."""
+
+    upstreams: tuple[str, ...]
+    """Their servers: IPv6 addresses, each optionally ``[address]:port``."""
+
+    forward: ForwardOptions = field(default_factory=ForwardOptions)
+    """How the block forwards. Default: - plain, the plugin's own defaults."""
+
+    cache: ZoneCache = field(default_factory=ZoneCache)
+    """The block's cache. Default: - as the spec's catch-all block."""
+
+    overrides_cluster_zones: bool = False
+    """Whether the zone may take names of the cluster domain or the reverse zones.
+
+    A subzone (``10.in-addr.arpa`` to a company's resolvers) takes precedence by CoreDNS's
+    longest match; the zone itself (``ip6.arpa``) replaces the spec's block. Refused unless
+    set, so no zone shadows cluster DNS by mistake. Default: False.
+    """
+
+    def __post_init__(self) -> None:
+        """Names are DNS names (not ``.``), upstreams IPv6; each written in one form."""
+        check_types(self, "zones.")
+        if not self.names:
+            raise ValueError("zones.names: a forward zone needs at least one name, got none")
+        if "." in self.names:
+            raise ValueError(
+                "zones.names: '.' is the catch-all block's: set upstream_servers (and upstream_forward) instead"
+            )
+        object.__setattr__(self, "names", tuple(_check_name("zones.names", n, "zone") for n in self.names))
+        if not self.upstreams:
+            raise ValueError(f"zones.upstreams: zone {self.names[0]!r} needs at least one upstream server, got none")
+        object.__setattr__(self, "upstreams", tuple(upstream_address("zones.upstreams", u) for u in self.upstreams))
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostEntry:
+    """A name node-cache answers itself, from the ``hosts`` plugin, without asking an upstream.
+
+    Replaces: kubespray ``dns_etchosts``; deliveryhero ``hosts`` in ``extraServerBlocks``.
+    """
+
+    name: str
+    """The name, e.g. ``registry.corp.example``."""
+
+    addresses: tuple[str, ...]
+    """Its IPv6 addresses."""
+
+    def __post_init__(self) -> None:
+        """The name is a DNS name, the addresses IPv6 in RFC 5952 form."""
+        check_types(self, "hosts.")
+        object.__setattr__(self, "name", _check_name("hosts.name", self.name, "name"))
+        if not self.addresses:
+            raise ValueError(f"hosts.addresses: {self.name!r} needs at least one address, got none")
+        canonical = []
+        for text in self.addresses:
+            try:
+                address = ipaddress.ip_address(text)
+            except ValueError:
+                raise ValueError(f"hosts.addresses: must be IPv6 addresses, got {text!r} for {self.name!r}") from None
+            if address.version == 4:
+                raise ValueError(
+                    f"hosts.addresses: must be IPv6 addresses (the cluster is IPv6-only), got IPv4 {text!r} "
+                    f"for {self.name!r}"
+                )
+            canonical.append(str(address))
+        object.__setattr__(self, "addresses", tuple(canonical))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dns64:
+    """``dns64`` in the catch-all block: AAAA answers made from A records, for IPv4-only hosts behind NAT64.
+
+    For IPv6-only clusters whose pods reach IPv4-only names through a NAT64 gateway (kops adds
+    it on IPv6-only clusters).
+    """
+
+    prefix: str = "64:ff9b::/96"
+    """The NAT64 prefix the synthesized addresses get (RFC 6052's well-known one). Default: 64:ff9b::/96."""
+
+    translate_all: bool = False
+    """Synthesize for every A answer, even for names with AAAA records of their own. Default: False."""
+
+    def __post_init__(self) -> None:
+        """The prefix is an IPv6 network of a length RFC 6052 allows."""
+        check_types(self, "dns64.")
+        try:
+            network = ipaddress.ip_network(self.prefix)
+        except ValueError:
+            raise ValueError(
+                f"dns64.prefix: must be an IPv6 prefix such as '64:ff9b::/96', got {self.prefix!r}"
+            ) from None
+        if network.version != 6 or network.prefixlen not in _DNS64_PREFIX_LENGTHS:
+            raise ValueError(
+                "dns64.prefix: must be an IPv6 prefix of length 32, 40, 48, 56, 64 or 96 (RFC 6052), "
+                f"got {self.prefix!r}"
+            )
+        object.__setattr__(self, "prefix", str(network))
+
+    def directive(self) -> Directive:
+        """``dns64 PREFIX``, with ``translate_all`` when set."""
+        return Directive("dns64", (self.prefix,), (Directive("translate_all"),) if self.translate_all else ())
+
+
+@dataclass(frozen=True, kw_only=True)
+class DnsOptions:
+    """What node-cache serves beyond the spec's four blocks, and how it forwards; all off, or the spec's, by default."""
+
+    zones: tuple[ForwardZone, ...] = ()
+    """Extra forward zones, each in a block of its own before the catch-all. Default: - none.
+
+    Replaces: deliveryhero ``config.extraServerBlocks``; kubespray ``nodelocaldns_external_zones``; the kube-dns
+    ConfigMap's ``stubDomains``.
+    """
+
+    upstream_servers: tuple[str, ...] = ()
+    """Servers for every other name, instead of the node's ``/etc/resolv.conf``. Default: - the node's resolvers.
+
+    Replaces: deliveryhero ``config.upstreamServers``; kubespray ``upstream_dns_servers``; the kube-dns ConfigMap's
+    ``upstreamNameservers``.
+    """
+
+    cluster_forward: ForwardOptions = field(default_factory=_cluster_forward)
+    """How the cluster domain and reverse zones forward to cluster CoreDNS. Default: - force_tcp (the spec's).
+
+    Replaces: Gardener ``forceTCPToClusterDNS``.
+    """
+
+    upstream_forward: ForwardOptions = field(default_factory=ForwardOptions)
+    """How the catch-all block forwards to the upstream servers. Default: - plain (the spec's).
+
+    Replaces: deliveryhero ``config.upstreamForwardConfig`` and ``config.commProtocol``; Gardener
+    ``forceTCPToUpstreamDNS``.
+    """
+
+    hosts: tuple[HostEntry, ...] = ()
+    """Names node-cache answers itself, each in the block that serves it, falling through otherwise. Default: - none.
+
+    Replaces: kubespray ``dns_etchosts``.
+    """
+
+    query_log: tuple[LogClass, ...] = ()
+    """Log the queries of these classes (all, denial, error, success) in every block. Default: - none (off).
+
+    Replaces: deliveryhero ``config.enableLogging``; AKS ``queryLogging``.
+    """
+
+    dns64: Dns64 | None = None
+    """dns64 in the catch-all block, for IPv4-only names behind NAT64. Default: - off (the spec's).
+
+    Replaces: kops' dns64 on IPv6-only clusters.
+    """
+
+    extra_server_blocks: tuple[ServerBlock, ...] = ()
+    """Server blocks of your own, from the Corefile model, linted as the rest. Default: - none.
+
+    Each must bind its addresses. Replaces: deliveryhero ``config.extraServerBlocks``; kops ``additionalConfig``.
+    """
+
+    def check_dns_options(self, cluster_domain: str) -> None:
+        """Refuse what would shadow cluster DNS, repeat a zone, or serve on every address of the node."""
+        spec_zones = (cluster_domain, *REVERSE_ZONES)
+        seen: dict[str, str] = {}
+        for zone in self.zones:
+            for name in zone.names:
+                if name in seen:
+                    raise ValueError(f"zones: {name!r} is listed twice (in {seen[name]!r})")
+                seen[name] = zone.names[0]
+                shadowed = next((s for s in spec_zones if name == s or name.endswith(f".{s}")), None)
+                if shadowed is not None and not zone.overrides_cluster_zones:
+                    raise ValueError(
+                        f"zones: {name!r} shadows the spec's {shadowed!r}, which cluster CoreDNS answers; set "
+                        "overrides_cluster_zones=True if the zone is meant to take those names"
+                    )
+        object.__setattr__(
+            self, "upstream_servers", tuple(upstream_address("upstream_servers", a) for a in self.upstream_servers)
+        )
+        names = [entry.name for entry in self.hosts]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"hosts: {name!r} is listed twice; give one entry all its addresses")
+        if len(set(self.query_log)) != len(self.query_log):
+            raise ValueError(f"query_log: a class is listed twice, got {self.query_log!r}")
+        for log_class in self.query_log:
+            if log_class not in ("all", "denial", "error", "success"):
+                raise ValueError(f"query_log: classes are all, denial, error and success, got {log_class!r}")
+        for block in self.extra_server_blocks:
+            if not block.find("bind"):
+                raise ValueError(
+                    f"extra_server_blocks: {block.key!r} has no bind: it would listen on every address of the node, "
+                    "beside node-cache's own; bind it to node-cache's addresses"
+                )
+            for name in (block.zone, *block.more_zones):
+                if name in seen or name == ".":
+                    raise ValueError(
+                        f"extra_server_blocks: {block.key!r} serves {name!r}, which "
+                        + ("the catch-all block serves" if name == "." else f"zones serve (in {seen[name]!r})")
+                    )
+
+
+def _hosts_directive(entries: Sequence[HostEntry]) -> Directive:
+    """``hosts /dev/null { ADDRESS NAME… fallthrough }``: the entries alone, never the node's ``/etc/hosts``."""
+    lines = [Directive(address, (entry.name,)) for entry in entries for address in entry.addresses]
+    return Directive("hosts", ("/dev/null",), (*lines, Directive("fallthrough")))
+
+
+def _serves(block: ServerBlock, name: str) -> int:
+    """How specifically ``block`` serves ``name``: the length of its longest zone containing it, or -1."""
+    zones = (block.zone, *block.more_zones)
+    lengths = [len(z) for z in zones if z == "." or name == z or name.endswith(f".{z}")]
+    return max(lengths, default=-1)
+
+
+def node_local_dns_corefile(
+    *,
+    cluster_domain: str,
+    bind_addresses: tuple[str, ...],
+    health_address: str,
+    ports: Ports,
+    cache: CacheSettings,
+    dns: DnsOptions | None = None,
+) -> Corefile:
+    """The NodeLocal DNSCache Corefile: the spec's four blocks, in the upstream reference's order, and ``dns``'s.
+
+    ``cluster.local``, ``in-addr.arpa`` and ``ip6.arpa`` forward (over TCP, by default) to the
+    kube-dns-upstream ClusterIP, a persistent connection per node that cuts conntrack churn;
+    ``.`` forwards to the node's resolvers, or to ``upstream_servers``. Only the
+    cluster-domain block carries the health listener.
+    """
+    options = dns or DnsOptions()
+    bind = Directive("bind", bind_addresses)
+    prometheus = Directive("prometheus", (f":{ports.metrics}",))
+    log = (Directive("log", block=(Directive("class", options.query_log),)),) if options.query_log else ()
+    to_cluster = options.cluster_forward.directive((placeholders.CLUSTER_DNS,))
+
+    def block(zones: Sequence[str], cache_line: Directive, forward: Directive, *extra: Directive) -> ServerBlock:
+        return ServerBlock(
+            zone=zones[0],
+            more_zones=tuple(zones[1:]),
+            port=ports.dns,
+            directives=(
+                Directive("errors"),
+                cache_line,
+                Directive("reload"),
+                Directive("loop"),
+                bind,
+                forward,
+                prometheus,
+                *extra,
+                *log,
+            ),
+        )
+
+    replaced = {name for zone in options.zones for name in zone.names}
+    health = Directive("health", (f"[{health_address}]:{ports.health}",))
+    blocks: list[ServerBlock] = []
+    if cluster_domain not in replaced:
+        blocks.append(block((cluster_domain,), cache.cluster_directive(), to_cluster, health))
+    blocks += [block((z,), cache.other_directive(), to_cluster) for z in REVERSE_ZONES if z not in replaced]
+    for zone in options.zones:
+        extra = (health,) if cluster_domain in zone.names else ()
+        blocks.append(block(zone.names, zone.cache.directive(), zone.forward.directive(zone.upstreams), *extra))
+    blocks += options.extra_server_blocks
+    upstream = options.upstream_servers or (placeholders.UPSTREAM_SERVERS,)
+    dns64 = (options.dns64.directive(),) if options.dns64 is not None else ()
+    blocks.append(block((".",), cache.other_directive(), options.upstream_forward.directive(upstream), *dns64))
+    if options.hosts:
+        by_block: dict[int, list[HostEntry]] = {}
+        for entry in options.hosts:
+            best = max(range(len(blocks)), key=lambda i: _serves(blocks[i], entry.name))
+            by_block.setdefault(best, []).append(entry)
+        for index, entries in by_block.items():
+            target = blocks[index]
+            blocks[index] = ServerBlock(
+                zone=target.zone,
+                more_zones=target.more_zones,
+                port=target.port,
+                directives=(*target.directives, _hosts_directive(entries)),
+            )
+    return Corefile(cluster_domain=cluster_domain, blocks=tuple(blocks))
