@@ -187,3 +187,29 @@ def test_a_live_object_that_drifted_from_the_app_fails(cluster: ControlPlane, ap
         == "serviceaccount/kube-system/node-local-dns missing; configmap/kube-system/node-local-dns differs"
     )
     assert result.fix == "python deploy.py --diff to see it; python deploy.py to apply the app"
+
+
+def test_stub_domains_in_the_kube_dns_configmap_are_said_to_be_unread(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    assert run_verify(cluster)["kube-dns-configmap-not-read"].status == "pass"
+    rest.create(
+        api_client,
+        "/api/v1/namespaces/kube-system/configmaps",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "kube-dns", "labels": {"app.kubernetes.io/managed-by": "osdc-base"}},
+            "data": {"stubDomains": '{"corp.example": ["fd03::100"]}', "upstreamNameservers": "[]"},
+        },
+    )
+
+    result = run_verify(cluster)["kube-dns-configmap-not-read"]
+
+    assert result.status == "warn"
+    assert result.detail == (
+        'configmap/kube-system/kube-dns sets stubDomains: {"corp.example": ["fd03::100"]}, which node-cache does not '
+        "read (no -kubednscm)"
+    )
+    assert result.fix == "move them to NodeLocalDNSProps.zones in the app"

@@ -23,29 +23,40 @@ from constructs_nld import (
     CorefileConfigMap,
     CorefileConfigMapProps,
     Directive,
+    Dns64,
+    ForwardOptions,
+    ForwardZone,
     GrafanaDashboard,
     GrafanaDashboardProps,
+    HostEntry,
     Keeper,
     KeeperConfigMap,
     KeeperConfigMapProps,
     LivenessProbe,
     MetricsService,
     MetricsServiceProps,
+    NodeAffinity,
     NodeCacheDaemonSet,
     NodeCacheDaemonSetProps,
     NodeLocalDNSAlerts,
     NodeLocalDNSProps,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     PodMonitor,
     PodMonitorProps,
     Ports,
+    PreferredTerm,
+    Prefetch,
     PrometheusRule,
     PrometheusRuleProps,
     ServerBlock,
+    ServeStale,
     ServiceAccount,
     ServiceAccountProps,
     Toleration,
     UpstreamService,
     UpstreamServiceProps,
+    ZoneCache,
     synthesize,
 )
 
@@ -140,6 +151,76 @@ def test_full_synth_without_privilege(snapshot: SnapshotAssertion) -> None:
 def test_full_synth_with_dashboard(snapshot: SnapshotAssertion) -> None:
     props = NodeLocalDNSProps(dashboard=True, dashboard_labels={"grafana_dashboard": "1", "team": "dns"})
     assert _yaml_by_chart(props)["monitoring"] == snapshot
+
+
+# --- the knob groups beyond the spec (issue 19): the workload chart each one changes ------------
+
+_CORP = ForwardZone(
+    names=("corp.example", "corp.internal"),
+    upstreams=("fd03::100", "[fd03::101]:5353"),
+    forward=ForwardOptions(protocol="prefer_udp", max_fails=3, policy="sequential", max_concurrent=100),
+    cache=ZoneCache(ttl=60, denial_ttl=5, serve_stale=ServeStale(duration="30m")),
+)
+
+KNOB_GROUPS = {
+    "zones": NodeLocalDNSProps(zones=(_CORP,)),
+    "upstreams-and-forwarding": NodeLocalDNSProps(
+        upstream_servers=("fd03::200", "[fd03::201]:5353"),
+        upstream_forward=ForwardOptions(protocol="force_tcp", max_concurrent=1000),
+        cluster_forward=ForwardOptions(protocol="force_tcp", expire="30s", health_check="1s"),
+    ),
+    "cache-behaviour": NodeLocalDNSProps(
+        cache=CacheSettings(prefetch=Prefetch(amount=10, percentage=20), serve_stale=ServeStale(mode="verify"))
+    ),
+    "static-records": NodeLocalDNSProps(
+        zones=(_CORP,),
+        hosts=(
+            HostEntry(name="registry.corp.example", addresses=("fd03::a1",)),
+            HostEntry(name="mirror.example.net", addresses=("2001:db8::1",)),
+        ),
+    ),
+    "query-log-and-dns64": NodeLocalDNSProps(query_log=("denial", "error"), dns64=Dns64()),
+    "extra-server-blocks": NodeLocalDNSProps(
+        extra_server_blocks=(
+            ServerBlock(
+                zone="lab.example",
+                port=53,
+                directives=(
+                    Directive("bind", ("fd00::10",)),
+                    Directive("template", ("IN", "AAAA", "lab.example"), (Directive("rcode", ("NXDOMAIN",)),)),
+                ),
+            ),
+        )
+    ),
+    "scheduling": NodeLocalDNSProps(
+        node_selector={"node-fleet": "cpu"},
+        affinity=NodeAffinity(
+            required=(
+                NodeSelectorTerm(
+                    match_expressions=(NodeSelectorRequirement(key="instance-type", operator="NotIn", values=("t3",)),)
+                ),
+            ),
+            preferred=(
+                PreferredTerm(
+                    weight=50,
+                    term=NodeSelectorTerm(
+                        match_expressions=(NodeSelectorRequirement(key="karpenter.sh/nodepool", operator="Exists"),)
+                    ),
+                ),
+            ),
+        ),
+        priority_class_name="dns-critical",
+        image_pull_secrets=("registry-creds",),
+        pod_annotations={"team.example/owner": "dns"},
+        pod_labels={"tier": "node"},
+        update_strategy="OnDelete",
+    ),
+}
+
+
+@pytest.mark.parametrize("group", list(KNOB_GROUPS))
+def test_knob_group(group: str, snapshot: SnapshotAssertion) -> None:
+    assert _yaml_by_chart(KNOB_GROUPS[group])["workload"] == snapshot
 
 
 # --- each construct: defaults --------------------------------------------------------------

@@ -336,7 +336,7 @@ def test_fails_when_liveness_timing_is_not_positive(field: str, value: int) -> N
 )
 def test_fails_when_cache_setting_is_not_positive(field: str) -> None:
     with pytest.raises(ValueError, match=rf"^cache\.{field}: must be a positive integer \(at most 2147483647\), got 0"):
-        CacheSettings(**{field: 0})
+        CacheSettings(**{field: 0})  # type: ignore[arg-type]
 
 
 # --- image ---------------------------------------------------------------------------------

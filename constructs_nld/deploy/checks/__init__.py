@@ -15,6 +15,7 @@ from constructs_nld.deploy.checks import (
     daemonset_healthy,
     interception_mode,
     intercepts_kube_dns,
+    kube_dns_config_map,
     live_matches_app,
     metrics_service_headless,
     no_node_cache_pods,
@@ -41,6 +42,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     pod_monitor_ports.check,
     interception_mode.check,
     live_matches_app.check,
+    kube_dns_config_map.check,
 )
 """``verify``: the spec's smoke tests and its "Common Failure Modes" table, in the order they print."""
 

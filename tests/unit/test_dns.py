@@ -1,0 +1,350 @@
+"""What node-cache serves beyond the spec's blocks: each option's Corefile text, and every refusal naming its prop."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from constructs_nld import (
+    CacheSettings,
+    Directive,
+    Dns64,
+    ForwardOptions,
+    ForwardZone,
+    HostEntry,
+    NodeAffinity,
+    NodeLocalDNSProps,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Prefetch,
+    ServerBlock,
+    ServeStale,
+    ZoneCache,
+    synthesize,
+)
+
+CLUSTER_IP = "fd00:ec2::a"
+CORP = ForwardZone(names=("corp.example",), upstreams=("fd03::100", "[fd03::101]:5353"))
+
+
+def corefile(**props: Any) -> str:
+    rule = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, **props).parts.corefile
+    return rule.corefile.render()
+
+
+def block_of(text: str, key: str) -> str:
+    """The text of the server block whose header is ``key``."""
+    match = re.search(rf"^{re.escape(key)} \{{\n(.*?)^\}}\n", text, re.S | re.M)
+    assert match is not None, text
+    return match.group(1)
+
+
+def test_the_defaults_leave_the_spec_corefile_as_it_was() -> None:
+    default = corefile()
+
+    assert [line for line in default.splitlines() if line.endswith("{") and not line.startswith(" ")] == [
+        "cluster.local:53 {",
+        "in-addr.arpa:53 {",
+        "ip6.arpa:53 {",
+        ".:53 {",
+    ]
+    assert "    forward . __PILLAR__UPSTREAM__SERVERS__\n" in block_of(default, ".:53")
+    assert "log" not in default and "hosts" not in default and "dns64" not in default
+
+
+def test_a_zone_gets_a_block_of_its_own_before_the_catch_all_bound_and_scraped_as_the_others() -> None:
+    text = corefile(zones=(CORP,))
+
+    assert block_of(text, "corp.example:53") == (
+        "    errors\n"
+        "    cache 30\n"
+        "    reload\n"
+        "    loop\n"
+        f"    bind fd00::10 {CLUSTER_IP}\n"
+        "    forward . fd03::100 [fd03::101]:5353\n"
+        "    prometheus :9253\n"
+    )
+    headers = [line for line in text.splitlines() if line.endswith(":53 {")]
+    assert headers.index("corp.example:53 {") == headers.index(".:53 {") - 1
+
+
+def test_a_zone_with_two_names_its_options_and_cache() -> None:
+    zone = ForwardZone(
+        names=("corp.example", "corp.internal."),
+        upstreams=("FD03:0::100",),
+        forward=ForwardOptions(
+            protocol="prefer_udp", max_fails=3, expire="30s", policy="sequential", max_concurrent=100
+        ),
+        cache=ZoneCache(
+            ttl=60, denial_ttl=5, prefetch=Prefetch(amount=2), serve_stale=ServeStale(duration="30m", mode="verify")
+        ),
+    )
+
+    text = block_of(corefile(zones=(zone,)), "corp.example:53 corp.internal:53")
+
+    assert "    forward . fd03::100 {\n        prefer_udp\n        max_fails 3\n        expire 30s\n" in text
+    assert "        policy sequential\n        max_concurrent 100\n    }\n" in text
+    assert (
+        "    cache 60 {\n        denial 9984 5\n        prefetch 2 1m 10%\n        serve_stale 30m verify\n    }\n"
+        in text
+    )
+
+
+def test_upstream_servers_and_forward_options_replace_the_nodes_resolvers_in_the_catch_all() -> None:
+    text = corefile(
+        upstream_servers=("fd03::200", "[fd03::201]:53"),
+        upstream_forward=ForwardOptions(protocol="force_tcp", max_concurrent=500),
+        cluster_forward=ForwardOptions(protocol="force_tcp", health_check="1s"),
+    )
+
+    assert "    forward . fd03::200 fd03::201 {\n        force_tcp\n        max_concurrent 500\n    }\n" in block_of(
+        text, ".:53"
+    )
+    assert "__PILLAR__UPSTREAM__SERVERS__" not in text
+    for key in ("cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53"):
+        assert "    forward . __PILLAR__CLUSTER__DNS__ {\n        force_tcp\n        health_check 1s\n    }\n" in (
+            block_of(text, key)
+        )
+
+
+def test_serve_stale_and_prefetch_apply_to_the_spec_blocks() -> None:
+    cache = CacheSettings(prefetch=Prefetch(amount=10, duration="1m", percentage=20), serve_stale=ServeStale())
+
+    text = corefile(cache=cache)
+
+    assert "    cache {\n        success 9984 30\n        denial 9984 5\n        prefetch 10 1m 20%\n" in block_of(
+        text, "cluster.local:53"
+    )
+    assert "        serve_stale 1h immediate\n" in block_of(text, "cluster.local:53")
+    assert "    cache 30 {\n        prefetch 10 1m 20%\n        serve_stale 1h immediate\n    }\n" in block_of(
+        text, ".:53"
+    )
+
+
+def test_static_records_go_to_the_block_that_serves_their_name() -> None:
+    text = corefile(
+        zones=(CORP,),
+        hosts=(
+            HostEntry(name="registry.corp.example", addresses=("fd03::a1",)),
+            HostEntry(name="db.svc.cluster.local", addresses=("fd00:ec2::99",)),
+            HostEntry(name="mirror.example.net", addresses=("2001:db8::1", "2001:DB8::2")),
+        ),
+    )
+
+    assert "    hosts /dev/null {\n        fd03::a1 registry.corp.example\n        fallthrough\n    }\n" in block_of(
+        text, "corp.example:53"
+    )
+    assert "        fd00:ec2::99 db.svc.cluster.local\n" in block_of(text, "cluster.local:53")
+    assert "        2001:db8::1 mirror.example.net\n        2001:db8::2 mirror.example.net\n" in block_of(text, ".:53")
+
+
+def test_query_log_in_every_block_and_dns64_in_the_catch_all() -> None:
+    text = corefile(zones=(CORP,), query_log=("denial", "error"), dns64=Dns64())
+
+    for key in ("cluster.local:53", "in-addr.arpa:53", "ip6.arpa:53", "corp.example:53", ".:53"):
+        assert "    log {\n        class denial error\n    }\n" in block_of(text, key)
+    assert "    dns64 64:ff9b::/96\n" in block_of(text, ".:53")
+    assert "dns64" not in block_of(text, "cluster.local:53")
+    assert "    dns64 64:ff9b::/96 {\n        translate_all\n    }\n" in corefile(dns64=Dns64(translate_all=True))
+
+
+def test_a_zone_may_replace_a_spec_zone_when_the_prop_says_so() -> None:
+    reverse = ForwardZone(names=("ip6.arpa",), upstreams=("fd03::100",), overrides_cluster_zones=True)
+    subzone = ForwardZone(names=("10.in-addr.arpa",), upstreams=("fd03::100",), overrides_cluster_zones=True)
+
+    text = corefile(zones=(reverse, subzone))
+
+    assert "forward . fd03::100" in block_of(text, "ip6.arpa:53")
+    assert "forward . __PILLAR__CLUSTER__DNS__" in block_of(text, "in-addr.arpa:53")
+    assert "forward . fd03::100" in block_of(text, "10.in-addr.arpa:53")
+
+
+def test_an_extra_server_block_is_linted_and_appended_before_the_catch_all() -> None:
+    mine = ServerBlock(
+        zone="lab.example",
+        port=53,
+        directives=(Directive("bind", ("fd00::10",)), Directive("template", ("IN", "A", "lab.example"))),
+    )
+
+    text = corefile(extra_server_blocks=(mine,))
+
+    headers = [line for line in text.splitlines() if line.endswith(":53 {")]
+    assert headers[-2:] == ["lab.example:53 {", ".:53 {"]
+
+
+def test_scheduling_props_reach_the_pod_template() -> None:
+    props = NodeLocalDNSProps(
+        node_selector={"node-fleet": "cpu"},
+        affinity=NodeAffinity(
+            required=(
+                NodeSelectorTerm(
+                    match_expressions=(NodeSelectorRequirement(key="instance-type", operator="In", values=("m6i",)),)
+                ),
+            )
+        ),
+        priority_class_name="dns-critical",
+        image_pull_secrets=("registry-creds",),
+        pod_annotations={"team.example/owner": "dns"},
+        pod_labels={"tier": "node"},
+        update_strategy="OnDelete",
+    )
+    (daemon_set,) = [o for chart in synthesize(props) for o in chart.objects if o["kind"] == "DaemonSet"]
+    template = daemon_set["spec"]["template"]
+
+    assert template["metadata"] == {
+        "labels": {"k8s-app": "node-local-dns", "app.kubernetes.io/managed-by": "osdc-base", "tier": "node"},
+        "annotations": {"team.example/owner": "dns"},
+    }
+    assert template["spec"]["nodeSelector"] == {"node-fleet": "cpu"}
+    assert template["spec"]["affinity"] == {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "instance-type", "operator": "In", "values": ["m6i"]}]}
+                ]
+            }
+        }
+    }
+    assert template["spec"]["priorityClassName"] == "dns-critical"
+    assert template["spec"]["imagePullSecrets"] == [{"name": "registry-creds"}]
+    assert daemon_set["spec"]["updateStrategy"] == {"type": "OnDelete"}
+    assert daemon_set["spec"]["selector"] == {"matchLabels": {"k8s-app": "node-local-dns"}}
+
+
+def _zone(**kwargs: Any) -> ForwardZone:
+    return ForwardZone(**{"names": ("corp.example",), "upstreams": ("fd03::100",), **kwargs})
+
+
+REFUSALS: list[tuple[str, Any, str]] = [
+    (
+        "a zone with an IPv4 upstream",
+        lambda: _zone(upstreams=("10.0.0.2",)),
+        r"^zones.upstreams: must be an IPv6 address \(the cluster is IPv6-only\), got IPv4 '10.0.0.2'$",
+    ),
+    (
+        "a zone listed twice",
+        lambda: NodeLocalDNSProps(zones=(_zone(), _zone(names=("corp.example", "x.example")))),
+        r"^zones: 'corp.example' is listed twice \(in 'corp.example'\)$",
+    ),
+    (
+        "a zone shadowing the cluster domain",
+        lambda: NodeLocalDNSProps(zones=(_zone(names=("svc.cluster.local",)),)),
+        r"^zones: 'svc.cluster.local' shadows the spec's 'cluster.local', which cluster CoreDNS answers; set "
+        r"overrides_cluster_zones=True",
+    ),
+    (
+        "a zone equal to '.'",
+        lambda: _zone(names=(".",)),
+        r"^zones.names: '\.' is the catch-all block's: set upstream_servers",
+    ),
+    (
+        "a plugin node-cache lacks",
+        lambda: NodeLocalDNSProps(
+            extra_server_blocks=(
+                ServerBlock(
+                    zone="lab.example",
+                    port=53,
+                    directives=(Directive("bind", ("fd00::10",)), Directive("kubernetes")),
+                ),
+            )
+        ),
+        r"^blocks: directive 'kubernetes' in 'lab.example:53' is not a plugin of node-cache 1.26.8",
+    ),
+    (
+        "an extra block without bind",
+        lambda: NodeLocalDNSProps(
+            extra_server_blocks=(ServerBlock(zone="lab.example", port=53, directives=(Directive("errors"),)),)
+        ),
+        r"^extra_server_blocks: 'lab.example:53' has no bind: it would listen on every address of the node",
+    ),
+    (
+        "a max_concurrent of 0",
+        lambda: ForwardOptions(max_concurrent=0),
+        r"^forward.max_concurrent: must be a positive integer, got 0 \(0 means no cap to CoreDNS",
+    ),
+    (
+        "a negative serve-stale duration",
+        lambda: ServeStale(duration="-1h"),
+        r"^serve_stale.duration: must not be negative, got '-1h' \(CoreDNS refuses it, and node-cache would exit\)$",
+    ),
+    (
+        "a serve-stale duration in days",
+        lambda: ServeStale(duration="1d"),
+        r"^serve_stale.duration: must be a duration such as '1h', '90s' or '1m30s'",
+    ),
+    (
+        "a prefetch percentage out of the plugin's range",
+        lambda: Prefetch(percentage=95),
+        r"^prefetch.percentage: must be 10-90 \(the cache plugin's range\), got 95$",
+    ),
+    (
+        "a node selector value that the API server rejects",
+        lambda: NodeLocalDNSProps(node_selector={"node-fleet": "cpu pool"}),
+        r"^node_selector: value 'cpu pool' of 'node-fleet' is not a valid label value",
+    ),
+    (
+        "a host entry with an IPv4 address",
+        lambda: HostEntry(name="registry.corp.example", addresses=("192.0.2.1",)),
+        r"^hosts.addresses: must be IPv6 addresses \(the cluster is IPv6-only\), got IPv4 '192.0.2.1'",
+    ),
+    (
+        "a host listed twice",
+        lambda: NodeLocalDNSProps(
+            hosts=(
+                HostEntry(name="a.example", addresses=("fd03::1",)),
+                HostEntry(name="a.example", addresses=("fd03::2",)),
+            )
+        ),
+        r"^hosts: 'a.example' is listed twice",
+    ),
+    (
+        "a log class CoreDNS lacks",
+        lambda: NodeLocalDNSProps(query_log=("warn",)),
+        r"^query_log: classes are all, denial, error and success, got 'warn'$",
+    ),
+    (
+        "a dns64 prefix of a length RFC 6052 does not allow",
+        lambda: Dns64(prefix="64:ff9b::/80"),
+        r"^dns64.prefix: must be an IPv6 prefix of length 32, 40, 48, 56, 64 or 96",
+    ),
+    (
+        "pod labels overriding the selector's",
+        lambda: NodeLocalDNSProps(pod_labels={"k8s-app": "other"}),
+        r"^pod_labels: must not set 'k8s-app'",
+    ),
+    (
+        "an affinity operator the API lacks",
+        lambda: NodeSelectorRequirement(key="zone", operator="Near"),
+        r"^affinity.operator: must be In, NotIn, Exists, DoesNotExist, Gt or Lt, got 'Near'$",
+    ),
+    (
+        "Exists with values",
+        lambda: NodeSelectorRequirement(key="zone", operator="Exists", values=("a",)),
+        r"^affinity.values: operator Exists takes no values",
+    ),
+    (
+        "an image pull secret that is no object name",
+        lambda: NodeLocalDNSProps(image_pull_secrets=("Registry Creds",)),
+        r"^image_pull_secrets: must be a DNS subdomain",
+    ),
+    (
+        "an update strategy the API lacks",
+        lambda: NodeLocalDNSProps(update_strategy="Recreate"),
+        r"^update_strategy: must be 'RollingUpdate' or 'OnDelete', got 'Recreate'$",
+    ),
+    (
+        "a bare upstream server of a port out of range",
+        lambda: NodeLocalDNSProps(upstream_servers=("[fd03::53]:70000",)),
+        r"^upstream_servers: port must be 1-65535, got '\[fd03::53\]:70000'$",
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "build", "message"), REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_fails_with_one_line_naming_the_prop(what: str, build: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as refused:
+        build()
+
+    assert "\n" not in str(refused.value), what
