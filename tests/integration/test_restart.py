@@ -151,6 +151,8 @@ def test_a_dry_run_of_a_needed_restart_persists_nothing(sim: SimulatedCluster) -
     before = {p["metadata"]["uid"] for p in pods_ready(sim, 3)}
     sim.control_plane.fixture_api().request("DELETE", UPSTREAM)
     sim.wait_for("kube-dns-upstream gone", lambda: sim.control_plane.fixture_api().get(UPSTREAM) is None)
+    # Timestamps have whole seconds: the pods must be a second older than the Service to come.
+    time.sleep(1.1)
     mark = sim.control_plane.audit_mark()
 
     deployed = run_deploy(sim, dry_run=True)
