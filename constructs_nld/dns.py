@@ -277,7 +277,7 @@ class ForwardOptions:
     """Which upstream a query goes to: random, round_robin or sequential. Default: - the plugin's own (random)."""
 
     max_concurrent: int | None = None
-    """Queries in flight to the upstreams at most; beyond it, SERVFAIL at once instead of queueing.
+    """Queries in flight to the upstreams at most; beyond it, REFUSED at once instead of waiting.
 
     Bounds node-cache's memory while an upstream stalls (each waiting query holds memory).
     Default: - no cap (the spec's).
@@ -325,7 +325,7 @@ class ForwardZone:
     """Names answered by upstreams of their own, in a server block of their own.
 
     Replaces: deliveryhero ``config.extraServerBlocks``; kubespray ``nodelocaldns_external_zones``;
-    the kube-dns ConfigMap's ``stubDomains``, which node-cache never reads here.
+    the kube-dns ConfigMap's ``stubDomains`` (typed and checked here; see ``read_kube_dns_config_map``).
     """
 
     names: tuple[str, ...]
@@ -514,6 +514,14 @@ class DnsOptions:
         for log_class in self.query_log:
             if log_class not in ("all", "denial", "error", "success"):
                 raise ValueError(f"query_log: classes are all, denial, error and success, got {log_class!r}")
+        if self.extra_server_blocks:
+            try:
+                Corefile(cluster_domain=cluster_domain, blocks=self.extra_server_blocks)
+            except ValueError as error:
+                message = str(error)
+                if not message.startswith("blocks"):
+                    raise
+                raise ValueError(f"extra_server_blocks{message.removeprefix('blocks')}") from None
         for block in self.extra_server_blocks:
             if not block.find("bind"):
                 raise ValueError(

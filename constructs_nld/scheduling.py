@@ -8,12 +8,16 @@ per node by construction. Pure code: the DaemonSet construct renders these.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from constructs_nld.props import check_label_value, check_qualified_name, check_types
 
 __all__ = ["NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "PreferredTerm"]
+
+_INT64 = re.compile(r"-?[0-9]+")
+"""What the API server's ``strconv.ParseInt`` reads for Gt and Lt (and then within int64)."""
 
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
 
@@ -47,7 +51,11 @@ class NodeSelectorRequirement:
             if self.values:
                 raise ValueError(f"affinity.values: operator {self.operator} takes no values, got {self.values!r}")
         elif self.operator in ("Gt", "Lt"):
-            if len(self.values) != 1 or not self.values[0].lstrip("-").isdigit():
+            if (
+                len(self.values) != 1
+                or not _INT64.fullmatch(self.values[0])
+                or not -(2**63) <= int(self.values[0]) < 2**63
+            ):
                 raise ValueError(f"affinity.values: operator {self.operator} takes one integer, got {self.values!r}")
         else:
             raise ValueError(

@@ -159,6 +159,17 @@ class Component:
         return KUBE_DNS_SERVICE_HOST in self.local_ips
 
     @property
+    def reads_kube_dns_config(self) -> bool:
+        """Whether node-cache reads the ``kube-dns`` ConfigMap: mounted where it looks, by ``-kubednscm`` or by default.
+
+        node-cache 1.26.8 reads ``/etc/kube-dns`` whenever the directory exists, so the
+        spec's mount alone makes it read the ConfigMap.
+        """
+        directory = flag(self.container.get("args") or [], "-kubednscm") or defaults.KUBE_DNS_CONFIG_MOUNT
+        mounted = _volume_config_map(self.pod_spec, self.container, directory)
+        return mounted == defaults.KUBE_DNS_CONFIG_MAP_NAME
+
+    @property
     def service_links(self) -> bool:
         """Whether kubelet injects the Service variables node-cache reads (``enableServiceLinks`` not false)."""
         return self.pod_spec.get("enableServiceLinks") is not False

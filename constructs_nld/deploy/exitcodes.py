@@ -73,7 +73,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
     (
         ExitCode.PRECONDITION,
         (
-            (("deploy",), "kube-dns-upstream exists with a foreign selector (nothing applied)"),
+            (
+                ("deploy",),
+                "kube-dns-upstream exists with a foreign selector, or the kube-dns ConfigMap has a stub domain "
+                "the app serves (nothing applied)",
+            ),
             (("uninstall",), "kube-dns-upstream exists with a foreign selector (nothing deleted)"),
         ),
     ),

@@ -154,6 +154,12 @@ class Restart:
             stamp = self._patch(current, upstream, kube_dns)
             if stamp is not None:
                 self.out(f"[7/7] rollout restart: {self.ref} restarted at {stamp} ({reason}){self.suffix}")
+                if (current.get("spec", {}).get("updateStrategy") or {}).get("type") == "OnDelete":
+                    self.out(
+                        f"[7/7] OnDelete: the pods take the restart only when deleted; until then they forward to "
+                        f"the old address. Delete them node by node: kubectl delete pod -n {self.ref.namespace} "
+                        f"-l {self.pod_selector} --field-selector spec.nodeName=NODE"
+                    )
                 return not self.dry_run
         raise WaitTimeoutError(
             f"{self.ref} kept changing under the restart ({spec_changes} spec change(s) within "

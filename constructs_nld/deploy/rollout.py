@@ -3,7 +3,9 @@
 A DaemonSet rolls ``maxUnavailable`` pods at a time: the controller deletes old pods,
 creates new ones, and takes the next batch when those are available. The rollout is
 complete when the controller has seen the current template and every scheduled pod is
-updated and available (what ``kubectl rollout status`` waits for).
+updated and available (what ``kubectl rollout status`` waits for). With ``updateStrategy:
+OnDelete`` no pod is replaced until someone deletes it, so the wait ends once the controller
+has seen the template and every pod is available, and says how many run it.
 
 **Stall detection.** Progress is a pod becoming updated-and-available, read from the
 DaemonSet's status as a new high of ``updatedNumberScheduled + numberAvailable`` (taking a
@@ -58,11 +60,14 @@ class RolloutStatus:
     ready: int
     available: int
     unavailable: int
+    on_delete: bool = False
+    """``updateStrategy: OnDelete``: pods take a new template only when deleted, so none is waited for."""
 
     @classmethod
     def of(cls, daemon_set: Mapping[str, Any]) -> RolloutStatus:
         """Read the status of a live DaemonSet."""
         status = daemon_set.get("status") or {}
+        strategy = ((daemon_set.get("spec") or {}).get("updateStrategy") or {}).get("type")
         desired = int(status.get("desiredNumberScheduled", 0))
         available = int(status.get("numberAvailable", 0))
         return cls(
@@ -73,6 +78,7 @@ class RolloutStatus:
             ready=int(status.get("numberReady", 0)),
             available=available,
             unavailable=int(status.get("numberUnavailable", desired - available)),
+            on_delete=strategy == "OnDelete",
         )
 
     @property
@@ -82,8 +88,9 @@ class RolloutStatus:
 
     @property
     def complete(self) -> bool:
-        """Every scheduled pod runs the current template and is available."""
-        return self.observed and self.updated >= self.desired and self.available >= self.desired
+        """Every scheduled pod runs the current template and is available (with OnDelete: is available)."""
+        updated = self.on_delete or self.updated >= self.desired
+        return self.observed and updated and self.available >= self.desired
 
     def __str__(self) -> str:
         """``updated 14/700, ready 693/700, unavailable 7``, saying when the counts are of an older template."""
@@ -212,10 +219,16 @@ def follow_rollout(
         progress.update(ref, status, tracker, elapsed=now - started, idle=tracker.idle(now))
         if status.complete:
             report = RolloutReport(now - started, tracker.waves, tracker.max_unavailable, status, polls)
-            progress.finish(
-                f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated and "
-                f"available; {report.waves} wave(s) observed, at most {report.max_unavailable} unavailable"
-            )
+            if status.on_delete and status.updated < status.desired:
+                progress.finish(
+                    f"OnDelete: {status.updated}/{status.desired} pods run the current template, all available; "
+                    "the others take it when they are deleted (kubectl delete pod, node by node)"
+                )
+            else:
+                progress.finish(
+                    f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated "
+                    f"and available; {report.waves} wave(s) observed, at most {report.max_unavailable} unavailable"
+                )
             return report
         if tracker.stalled(now):
             progress.finish(f"rollout stalled after {now - started:.1f}s: {status}")

@@ -42,6 +42,8 @@ SYNTH_TIMEOUT: Final = 300.0
 """Seconds an app may take to synthesize."""
 
 _ERROR_TAIL_LINES: Final = 15
+_PROPS_REFUSED: Final = "ValueError: "
+"""How a Python app's last line starts when a props value was refused: that line alone is reported."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,11 @@ class AppCommand:
                     f"the app '{self.command}' did not finish synthesizing within {SYNTH_TIMEOUT:g}s"
                 ) from None
             if result.returncode != 0:
-                tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-_ERROR_TAIL_LINES:])
+                lines = (result.stderr or result.stdout).strip().splitlines()
+                if lines and lines[-1].startswith(_PROPS_REFUSED):
+                    # A props value refused: its one line names the prop; the traceback above it is Python's.
+                    raise InvalidConfigError(f"the app '{self.command}' failed: {lines[-1]}")
+                tail = "\n".join(lines[-_ERROR_TAIL_LINES:])
                 raise InvalidConfigError(
                     f"the app '{self.command}' failed (exit {result.returncode}) in {self.directory}:\n{tail}"
                 )

@@ -246,7 +246,11 @@ class NodeCacheDaemonSet(Construct):
                 # The host's iptables lock, shared with kube-proxy and the CNI.
                 k8s.VolumeMount(name="xtables-lock", mount_path=defaults.XTABLES_LOCK_PATH, read_only=False),
                 k8s.VolumeMount(name="config-volume", mount_path=defaults.COREFILE_BASE_MOUNT),
-                k8s.VolumeMount(name="kube-dns-config", mount_path=defaults.KUBE_DNS_CONFIG_MOUNT),
+                *(
+                    [k8s.VolumeMount(name="kube-dns-config", mount_path=defaults.KUBE_DNS_CONFIG_MOUNT)]
+                    if p.read_kube_dns_config_map
+                    else []
+                ),
             ],
         )
         self.api_object = k8s.KubeDaemonSet(
@@ -281,11 +285,17 @@ class NodeCacheDaemonSet(Construct):
                                     path=defaults.XTABLES_LOCK_PATH, type="FileOrCreate"
                                 ),
                             ),
-                            k8s.Volume(
-                                name="kube-dns-config",
-                                config_map=k8s.ConfigMapVolumeSource(
-                                    name=defaults.KUBE_DNS_CONFIG_MAP_NAME, optional=True
-                                ),
+                            *(
+                                [
+                                    k8s.Volume(
+                                        name="kube-dns-config",
+                                        config_map=k8s.ConfigMapVolumeSource(
+                                            name=defaults.KUBE_DNS_CONFIG_MAP_NAME, optional=True
+                                        ),
+                                    )
+                                ]
+                                if p.read_kube_dns_config_map
+                                else []
                             ),
                             k8s.Volume(
                                 name="config-volume",

@@ -204,6 +204,18 @@ class NodeCacheOptions:
     Replaces: deliveryhero ``updateStrategy``.
     """
 
+    read_kube_dns_config_map: bool = True
+    """Mount the optional ``kube-dns`` ConfigMap at ``/etc/kube-dns`` (the spec's). Default: True.
+
+    node-cache 1.26.8 reads that directory whenever it exists, ``-kubednscm`` or not: the
+    ConfigMap's ``stubDomains`` become server blocks of their own and its
+    ``upstreamNameservers`` replace the node's resolvers, outside the app and unchecked by
+    it. ``False`` leaves the volume out, so only the app's ``zones`` and
+    ``upstream_servers`` decide. ``verify`` reports what the ConfigMap holds either way.
+    Replaces: kube-dns ``stubDomains`` and ``upstreamNameservers`` (move them to ``zones``
+    and ``upstream_servers``).
+    """
+
     def check_node_cache_options(self) -> None:
         """Validate the options (the first bad one raises, naming itself); write the addresses in RFC 5952 form."""
         if len(self.image) > 4096 or not _IMAGE.fullmatch(self.image):

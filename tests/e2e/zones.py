@@ -49,13 +49,18 @@ class ServiceRecord:
 
 @dataclass(frozen=True, kw_only=True)
 class ExternalRecord:
-    """An AAAA record of a name outside the cluster."""
+    """An address record of a name outside the cluster: AAAA for an IPv6 address, A for IPv4."""
 
     name: str
     """Fully qualified name, without the trailing dot."""
 
     address: str
-    """Its IPv6 address."""
+    """Its address; an IPv4 one makes an A record (an IPv4-only host, for dns64)."""
+
+    def line(self) -> str:
+        """The record's zone-file line."""
+        rtype = "A" if ipaddress.ip_address(self.address).version == 4 else "AAAA"
+        return f"{self.name}. IN {rtype} {self.address}"
 
 
 def _soa(origin: str, domain: str, minimum: int) -> str:
@@ -112,7 +117,7 @@ def external_zone(*, origin: str, records: Iterable[ExternalRecord], ttl: int = 
         f"@ IN SOA ns.{origin}. hostmaster.{origin}. 1 7200 1800 86400 {ttl}",
         f"@ IN NS ns.{origin}.",
     ]
-    lines += [f"{record.name}. IN AAAA {record.address}" for record in records]
+    lines += [record.line() for record in records]
     return "\n".join(lines) + "\n"
 
 

@@ -77,3 +77,17 @@ def resource_versions(api: k8s.ApiClient) -> dict[str, str | None]:
         name: (obj or {}).get("metadata", {}).get("resourceVersion")
         for name, obj in ((name, get(api, path)) for name, path in PATHS.items())
     }
+
+
+def create_kube_dns_config_map(api: k8s.ApiClient, data: dict[str, str]) -> Json:
+    """Create ``kube-system/kube-dns``, the ConfigMap kube-dns users keep stub domains in; reset deletes it."""
+    return create(
+        api,
+        "/api/v1/namespaces/kube-system/configmaps",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "kube-dns", "labels": {"app.kubernetes.io/managed-by": "osdc-base"}},
+            "data": data,
+        },
+    )

@@ -25,20 +25,31 @@ from constructs_nld import (
     Corefile,
     CorefileConfigMapProps,
     Directive,
+    Dns64,
+    ForwardOptions,
+    ForwardZone,
+    HostEntry,
     Keeper,
     KeeperConfigMapProps,
     LivenessProbe,
     MetricsServiceProps,
+    NodeAffinity,
     NodeCacheDaemonSetProps,
     NodeLocalDNSAlerts,
     NodeLocalDNSProps,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     PodMonitorProps,
     Ports,
+    PreferredTerm,
+    Prefetch,
     PrometheusRuleProps,
     ServerBlock,
+    ServeStale,
     ServiceAccountProps,
     Toleration,
     UpstreamServiceProps,
+    ZoneCache,
 )
 from constructs_nld.alerts import node_local_dns_alerts
 from constructs_nld.dns import node_local_dns_corefile
@@ -56,13 +67,15 @@ class Make:
     args: tuple[Any, ...] = ()
     of: type | None = None
     """The props class ``cls`` builds, when ``cls`` is a function that fills in other fields."""
+    prefix: str | None = None
+    """The name its messages start with, when the class serves under several props (``forward``)."""
 
     def build(self) -> Any:
         return self.cls(*(_build(a) for a in self.args), **{k: _build(v) for k, v in self.kwargs.items()})
 
     def prop_names(self) -> set[str]:
         """Every name a ``ValueError`` from this recipe may start with: its keys and its parts' fields."""
-        names = set(self.kwargs)
+        names = set(self.kwargs) | ({self.prefix} if self.prefix else set())
         target = self.of or self.cls
         if isinstance(target, type) and dataclasses.is_dataclass(target):
             names |= {f.name for f in dataclasses.fields(target)}
@@ -121,7 +134,7 @@ class Props(Kind):
     perturbed: st.SearchStrategy[Make]
 
 
-def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = None) -> Props:
+def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = None, prefix: str | None = None) -> Props:
     """``cls`` with a random subset of ``fields`` set: all valid, or exactly one near-valid."""
 
     @st.composite
@@ -131,7 +144,7 @@ def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = No
             chosen = [draw(st.sampled_from(sorted(fields)))]
         perturbed = draw(st.sampled_from(chosen)) if near else None
         kwargs = {name: draw(fields[name].near if name == perturbed else fields[name].valid) for name in chosen}
-        return Make(cls, kwargs, of=of)
+        return Make(cls, kwargs, of=of, prefix=prefix)
 
     return Props(build(False), st.one_of(build(True), WRONG_TYPES), build(True))
 
@@ -413,9 +426,39 @@ NODE_CACHE_PORTS = props(
         "binary_metrics": Kind(st.integers(20001, 65535), PORTS.near),
     },
 )
+GO_DURATIONS = Kind(
+    st.one_of(
+        st.from_regex(r"[1-9][0-9]{0,2}(h|m|s|ms)", fullmatch=True),
+        st.sampled_from(["1h30m", "500ms", "1m", "90s", "2h0m5s"]),
+    ),
+    st.one_of(st.sampled_from(["", "0s", "-1h", "5", "1d", "1.5s", "1h ", "h", "1H"]), WRONG_TYPES),
+)
+"""Durations as CoreDNS reads them (Go's), above zero."""
+
+
+def optional(kind: Props) -> Kind:
+    """A nested props value or None (off); near: one of its near-valid examples."""
+    return Kind(st.one_of(st.none(), kind.valid), kind.perturbed)
+
+
+PREFETCH = props(Prefetch, {"amount": ints(1, INT32_MAX), "duration": GO_DURATIONS, "percentage": ints(10, 90)})
+SERVE_STALE = props(
+    ServeStale,
+    {
+        "duration": GO_DURATIONS,
+        "mode": Kind(st.sampled_from(["immediate", "verify"]), st.sampled_from(["Immediate", "", "stale", None])),
+    },
+)
 CACHE = props(
     CacheSettings,
-    {name: _INT32 for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl")},
+    {
+        **{
+            name: _INT32
+            for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl")
+        },
+        "prefetch": optional(PREFETCH),
+        "serve_stale": optional(SERVE_STALE),
+    },
 )
 _ALERT_SETTINGS = props(
     lambda **kw: AlertSettings(**{"for_": "5m", "severity": "warning", **kw}),
@@ -426,6 +469,232 @@ ALERTS = props(
     NodeLocalDNSAlerts,
     {name: _ALERT_SETTINGS for name in ("setup_errors", "pod_restarting", "daemonset_degraded", "target_down")},
 )
+
+# --- what node-cache serves beyond the spec's blocks, and where it runs ---------------------------
+
+ZONE_NAMES = Kind(
+    st.one_of(
+        st.lists(_dns_label(8), min_size=2, max_size=3).map(".".join),
+        st.sampled_from(["corp.example", "example.internal", "10.in-addr.arpa", "svc.corp", "_tcp.example"]),
+    ),
+    st.one_of(st.sampled_from(["", ".", "Corp.Example", "a..b", "a b", "-a.b", _subdomain(254)]), WRONG_TYPES),
+)
+_UPSTREAM_PORTS = st.one_of(st.just(53), PORTS.valid)
+UPSTREAMS = Kind(
+    st.one_of(
+        _USABLE,
+        st.tuples(_USABLE, _UPSTREAM_PORTS).map(lambda pair: f"[{pair[0]}]:{pair[1]}"),
+    ),
+    st.one_of(
+        st.sampled_from(
+            ["10.0.0.53", "[10.0.0.53]:53", "fe80::53", "ff02::fb", "::", "[fd00::53]:0", "[fd00::53]:65536"]
+        ),
+        st.sampled_from(["fd00::53:", "[fd00::53", "fd00::53]:53", "dns.example", "", "fd00::53%eth0"]),
+        WRONG_TYPES,
+    ),
+)
+
+
+def _tuples(kind: Kind, *, min_size: int, max_size: int, unique: bool = False) -> Kind:
+    """Tuples of ``kind``'s values; near: none when some are needed, or one near value among valid ones."""
+    near = [
+        st.lists(kind.valid, min_size=0, max_size=max_size).flatmap(
+            lambda v: st.tuples(kind.near).map(lambda n: (*v, *n))
+        )
+    ]
+    if min_size:
+        near.append(st.just(()))
+    near.append(WRONG_TYPES)
+    return Kind(st.lists(kind.valid, min_size=min_size, max_size=max_size, unique=unique).map(tuple), st.one_of(*near))
+
+
+FORWARD_OPTIONS = props(
+    ForwardOptions,
+    {
+        "protocol": Kind(
+            st.sampled_from(["plain", "force_tcp", "prefer_udp"]), st.sampled_from(["tcp", "", "FORCE_TCP", None])
+        ),
+        "max_fails": ints(0, INT32_MAX),
+        "expire": GO_DURATIONS,
+        "health_check": GO_DURATIONS,
+        "policy": Kind(st.sampled_from(["random", "round_robin", "sequential"]), st.sampled_from(["rr", "", "Random"])),
+        "max_concurrent": ints(1, INT32_MAX),
+    },
+    prefix="forward",
+)
+ZONE_CACHE = props(
+    ZoneCache,
+    {
+        "ttl": _INT32,
+        "success_capacity": _INT32,
+        "denial_capacity": _INT32,
+        "denial_ttl": _INT32,
+        "prefetch": optional(PREFETCH),
+        "serve_stale": optional(SERVE_STALE),
+    },
+)
+FORWARD_ZONES = props(
+    lambda **kw: ForwardZone(**{"names": ("corp.example",), "upstreams": ("fd03::53",), **kw}),
+    {
+        "names": _tuples(ZONE_NAMES, min_size=1, max_size=2, unique=True),
+        "upstreams": _tuples(UPSTREAMS, min_size=1, max_size=3),
+        "forward": Kind(FORWARD_OPTIONS.valid, FORWARD_OPTIONS.perturbed),
+        "cache": Kind(ZONE_CACHE.valid, ZONE_CACHE.perturbed),
+        "overrides_cluster_zones": BOOLEANS,
+    },
+    ForwardZone,
+)
+HOST_ENTRIES = props(
+    lambda **kw: HostEntry(**{"name": "registry.corp.example", "addresses": ("2001:db8::1",), **kw}),
+    {
+        "name": Kind(st.one_of(ZONE_NAMES.valid, _dns_label(8)), ZONE_NAMES.near),
+        "addresses": _tuples(
+            Kind(_USABLE, st.sampled_from(["10.0.0.1", "fd00::zz", "", "[fd00::1]"])), min_size=1, max_size=2
+        ),
+    },
+    HostEntry,
+)
+DNS64 = props(
+    Dns64,
+    {
+        "prefix": Kind(
+            st.sampled_from(["64:ff9b::/96", "2001:db8::/32", "2001:db8:64::/96", "fd00:64::/64", "64:ff9b:1::/48"]),
+            st.one_of(
+                st.sampled_from(["64:ff9b::/95", "64:ff9b::/128", "10.0.0.0/8", "2001:db8::1/96", "", "64:ff9b::"]),
+                WRONG_TYPES,
+            ),
+        ),
+        "translate_all": BOOLEANS,
+    },
+)
+QUERY_LOG = Kind(
+    st.lists(st.sampled_from(["all", "denial", "error", "success"]), unique=True, max_size=3).map(tuple),
+    st.one_of(st.sampled_from([("all", "all"), ("info",), ("",), ("Denial",)]), WRONG_TYPES),
+)
+_LOADABLE_DIRECTIVES = st.one_of(
+    st.sampled_from([Directive("errors"), Directive("log"), Directive("whoami"), Directive("loadbalance")]),
+    st.tuples(_USABLE, ZONE_NAMES.valid).map(
+        lambda pair: Directive("hosts", ("/dev/null",), (Directive(str(ipaddress.ip_address(pair[0])), (pair[1],)),))
+    ),
+)
+"""Plugins CoreDNS starts with as written: the escape hatch's own arguments are the user's to get right."""
+EXTRA_BLOCKS = Kind(
+    st.lists(
+        st.builds(
+            lambda zone, directives: ServerBlock(
+                zone=zone, port=53, directives=(Directive("bind", ("__PILLAR__LOCAL__DNS__",)), *directives)
+            ),
+            ZONE_NAMES.valid,
+            st.lists(_LOADABLE_DIRECTIVES, max_size=2, unique_by=lambda d: d.name).map(tuple),
+        ),
+        max_size=1,
+    ).map(tuple),
+    st.one_of(
+        st.just((ServerBlock(zone="lab.example", port=53, directives=(Directive("errors"),)),)),
+        st.just((ServerBlock(zone=".", port=53, directives=(Directive("bind", ("fd00::10",)),)),)),
+        st.just(
+            (
+                ServerBlock(
+                    zone="lab.example", port=53, directives=(Directive("bind", ("fd00::10",)), Directive("file"))
+                ),
+            )
+        ),
+        WRONG_TYPES,
+    ),
+)
+DNS_OPTIONS = {
+    "zones": _tuples(Kind(FORWARD_ZONES.valid, FORWARD_ZONES.perturbed), min_size=0, max_size=2),
+    "upstream_servers": _tuples(UPSTREAMS, min_size=0, max_size=2),
+    "cluster_forward": Kind(FORWARD_OPTIONS.valid, FORWARD_OPTIONS.perturbed),
+    "upstream_forward": Kind(FORWARD_OPTIONS.valid, FORWARD_OPTIONS.perturbed),
+    "hosts": _tuples(Kind(HOST_ENTRIES.valid, HOST_ENTRIES.perturbed), min_size=0, max_size=2),
+    "query_log": QUERY_LOG,
+    "dns64": optional(DNS64),
+    "extra_server_blocks": EXTRA_BLOCKS,
+}
+"""``DnsOptions``' fields, which ``NodeLocalDNSProps`` takes."""
+
+
+def _requirement(key: Any, operator: Any, values: Any) -> Make:
+    return Make(NodeSelectorRequirement, {"key": key, "operator": operator, "values": values})
+
+
+_REQUIREMENTS = Kind(
+    st.one_of(
+        st.builds(
+            _requirement,
+            LABEL_KEYS.valid,
+            st.sampled_from(["In", "NotIn"]),
+            st.lists(LABEL_VALUES.valid, min_size=1, max_size=2).map(tuple),
+        ),
+        st.builds(_requirement, LABEL_KEYS.valid, st.sampled_from(["Exists", "DoesNotExist"]), st.just(())),
+        st.builds(
+            _requirement,
+            LABEL_KEYS.valid,
+            st.sampled_from(["Gt", "Lt"]),
+            st.integers(-(2**63), 2**63 - 1).map(lambda n: (str(n),)),
+        ),
+    ),
+    st.one_of(
+        st.builds(_requirement, LABEL_KEYS.near, st.just("Exists"), st.just(())),
+        st.builds(_requirement, LABEL_KEYS.valid, st.sampled_from(["In", "NotIn"]), st.just(())),
+        st.builds(_requirement, LABEL_KEYS.valid, st.just("In"), st.tuples(LABEL_VALUES.near)),
+        st.builds(_requirement, LABEL_KEYS.valid, st.just("Exists"), st.just(("a",))),
+        st.builds(
+            _requirement,
+            LABEL_KEYS.valid,
+            st.sampled_from(["Gt", "Lt"]),
+            st.sampled_from([("a",), ("1", "2"), ("--1",), ("1.5",), (str(2**63),), ()]),
+        ),
+        st.builds(_requirement, LABEL_KEYS.valid, st.sampled_from(["Equals", "in", ""]), st.just(("a",))),
+    ),
+)
+_TERMS = Kind(
+    _tuples(_REQUIREMENTS, min_size=1, max_size=2).valid.map(
+        lambda r: Make(NodeSelectorTerm, {"match_expressions": r})
+    ),
+    _tuples(_REQUIREMENTS, min_size=1, max_size=2).near.map(lambda r: Make(NodeSelectorTerm, {"match_expressions": r})),
+)
+_PREFERRED = Kind(
+    st.builds(lambda w, t: Make(PreferredTerm, {"weight": w, "term": t}), st.integers(1, 100), _TERMS.valid),
+    st.one_of(
+        st.builds(
+            lambda w, t: Make(PreferredTerm, {"weight": w, "term": t}),
+            st.sampled_from([0, 101, -1, True]),
+            _TERMS.valid,
+        ),
+        st.builds(lambda t: Make(PreferredTerm, {"weight": 1, "term": t}), _TERMS.near),
+    ),
+)
+AFFINITY = props(
+    NodeAffinity,
+    {
+        "required": _tuples(_TERMS, min_size=0, max_size=2),
+        "preferred": _tuples(_PREFERRED, min_size=0, max_size=2),
+    },
+)
+_ANNOTATION_VALUES = st.text(st.characters(codec="utf-8"), max_size=20)
+ANNOTATIONS = Kind(
+    st.dictionaries(LABEL_KEYS.valid, _ANNOTATION_VALUES, max_size=3),
+    st.one_of(
+        st.builds(lambda k: {k: "v"}, LABEL_KEYS.near),
+        st.builds(lambda k: {k: 5}, LABEL_KEYS.valid),
+        st.just({"a": "x" * (256 * 1024)}),
+        WRONG_TYPES,
+    ),
+)
+SCHEDULING = {
+    "node_selector": LABELS,
+    "affinity": optional(AFFINITY),
+    "priority_class_name": SUBDOMAINS,
+    "image_pull_secrets": _tuples(SUBDOMAINS, min_size=0, max_size=2, unique=True),
+    "pod_annotations": ANNOTATIONS,
+    "update_strategy": Kind(
+        st.sampled_from(["RollingUpdate", "OnDelete"]), st.sampled_from(["Rolling", "ondelete", "", None])
+    ),
+    "read_kube_dns_config_map": BOOLEANS,
+}
+"""Where and how the pods run: the node-cache options both props classes take."""
 
 # --- the props classes ---------------------------------------------------------------------------
 
@@ -465,6 +734,9 @@ NODE_LOCAL_DNS_PROPS = props(
         "privileged": BOOLEANS,
         "portable": BOOLEANS,
         "argocd_sync_waves": BOOLEANS,
+        **DNS_OPTIONS,
+        **SCHEDULING,
+        "pod_labels": LABELS,
     },
 )
 
@@ -589,7 +861,7 @@ DAEMON_SET_PROPS = props(
         **_NODE_CACHE_IMAGE_AND_ADDRESSES,
         "portable": BOOLEANS,
         **_NODE_CACHE_POD,
-        "priority_class_name": SUBDOMAINS,
+        **SCHEDULING,
         "service_account_name": NAMES,
         "config_map_name": NAMES,
         "upstream_service_name": NAMES,

@@ -275,3 +275,66 @@ def test_help_documents_every_exit_code_of_wait_and_uninstall(capsys: pytest.Cap
     assert "  3  kube-dns-upstream exists with a foreign selector (nothing deleted)" in uninstall_help
     assert "  10 the node-cache pods did not go away within --stall-after" in uninstall_help
     assert "--dry-run" not in uninstall_help
+
+
+BAD_PROPS = {
+    "a zone with an IPv4 upstream": (
+        'zones=(ForwardZone(names=("corp.example",), upstreams=("10.0.0.53",)),)',
+        "zones.upstreams: must be an IPv6 address (the cluster is IPv6-only), got IPv4 '10.0.0.53'",
+    ),
+    "a zone listed twice": (
+        'zones=(ForwardZone(names=("corp.example",), upstreams=("fd03::53",)),'
+        ' ForwardZone(names=("corp.example",), upstreams=("fd03::54",)))',
+        "zones: 'corp.example' is listed twice (in 'corp.example')",
+    ),
+    "a zone shadowing the cluster domain": (
+        'zones=(ForwardZone(names=("svc.cluster.local",), upstreams=("fd03::53",)),)',
+        "zones: 'svc.cluster.local' shadows the spec's 'cluster.local', which cluster CoreDNS answers; set "
+        "overrides_cluster_zones=True if the zone is meant to take those names",
+    ),
+    "a plugin node-cache lacks": (
+        'extra_server_blocks=(ServerBlock(zone="lab.example", port=53,'
+        ' directives=(Directive("bind", ("fd00::10",)), Directive("file", ("db.lab",)))),)',
+        "extra_server_blocks: directive 'file' in 'lab.example:53' is not a plugin of node-cache 1.26.8 (one of ",
+    ),
+    "a max_concurrent of 0": (
+        "upstream_forward=ForwardOptions(max_concurrent=0)",
+        "forward.max_concurrent: must be a positive integer, got 0 (0 means no cap to CoreDNS: leave it None for that)",
+    ),
+    "a negative serve-stale duration": (
+        'cache=CacheSettings(serve_stale=ServeStale(duration="-1h"))',
+        "serve_stale.duration: must not be negative, got '-1h' (CoreDNS refuses it, and node-cache would exit)",
+    ),
+    "a node selector value the API server rejects": (
+        'node_selector={"node-fleet": "cpu pool"}',
+        "node_selector: value 'cpu pool' of 'node-fleet' is not a valid label value",
+    ),
+}
+"""The issue's bad inputs, each in a user's app: the prop's one line, and nothing applied."""
+
+_BAD_APP = """\
+import constructs_nld
+import cdk8s
+from constructs_nld import *
+props = NodeLocalDNSProps({props})
+NodeLocalDNS(cdk8s.App(), "nld", props_from_environment(__import__("os").environ, props))
+"""
+
+
+@pytest.mark.parametrize("name", list(BAD_PROPS))
+def test_a_bad_prop_in_the_app_is_refused_in_one_line_and_nothing_is_applied(
+    name: str, tmp_path: Path, cluster: ControlPlane, capsys: pytest.CaptureFixture[str]
+) -> None:
+    props, message = BAD_PROPS[name]
+    (tmp_path / "app.py").write_text(_BAD_APP.format(props=props))
+    mark = cluster.audit_mark()
+
+    code = main(
+        ["--kubeconfig", str(cluster.kubeconfig_path), "--timeout", "5", "--app", f"python {tmp_path / 'app.py'}"]
+    )
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"error: the app 'python {tmp_path / 'app.py'}' failed: ValueError: {message}"), err
+    assert err.count("\n") == 1, err
+    assert cluster.mutating_requests_since(mark) == []

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from constructs_nld import NodeLocalDNSProps
+from constructs_nld import ForwardZone, NodeLocalDNSProps
 from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
 from constructs_nld.deploy.cli import main
-from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
+from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError, PreconditionError
 from tests.controlplane import ControlPlane
 from tests.integration import rest
 
@@ -234,6 +234,29 @@ def test_fails_when_upstream_service_has_a_foreign_selector(
     after = rest.get(api_client, rest.PATHS["upstream"])
     assert after is not None and after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
     assert_nothing_deployed(api_client, except_=("upstream",))
+
+
+def test_fails_when_the_kube_dns_configmap_has_a_stub_domain_the_app_serves(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    """node-cache reads the mounted kube-dns ConfigMap; a zone served twice stops it on every node."""
+    rest.create_kube_dns_config_map(api_client, {"stubDomains": '{"corp.example.": ["fd03::100"]}'})
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    props = NodeLocalDNSProps(zones=(ForwardZone(names=("corp.example",), upstreams=("fd03::53",)),))
+    mark = cluster.audit_mark()
+
+    with pytest.raises(
+        PreconditionError,
+        match=r"^configmap/kube-system/kube-dns has stubDomains corp.example, which the app's Corefile serves too: "
+        r"node-cache reads both",
+    ):
+        deploy(client, props_source(props), out=lambda line: None)
+
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+    # Without the mount, node-cache does not read the ConfigMap: the same zones deploy.
+    deploy(client, props_source(replace(props, read_kube_dns_config_map=False)), out=lambda line: None)
+    assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
 
 
 def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:

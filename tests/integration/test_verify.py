@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 from kubernetes import client as k8s
 
-from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import CheckResult, load_client, props_source, verify
+from constructs_nld import ForwardZone, NodeLocalDNSProps
+from constructs_nld.deploy import CheckResult, deploy, load_client, props_source, verify
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.integration import rest
@@ -189,27 +189,94 @@ def test_a_live_object_that_drifted_from_the_app_fails(cluster: ControlPlane, ap
     assert result.fix == "python deploy.py --diff to see it; python deploy.py to apply the app"
 
 
-def test_stub_domains_in_the_kube_dns_configmap_are_said_to_be_unread(
+KUBE_DNS_STUBS = {"stubDomains": '{"corp.example": ["fd03::100"]}', "upstreamNameservers": "[]"}
+"""A kube-dns ConfigMap sending corp.example to the company's resolver (and no upstreams: ``[]``)."""
+
+
+def verify_app(cluster: ControlPlane, props: NodeLocalDNSProps) -> dict[str, CheckResult]:
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    return {result.name: result for result in verify(client, props_source(props), now=LATER)}
+
+
+def test_stub_domains_node_cache_reads_from_the_kube_dns_configmap_are_reported(
     cluster: ControlPlane, api_client: k8s.ApiClient
 ) -> None:
     assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
-    assert run_verify(cluster)["kube-dns-configmap-not-read"].status == "pass"
-    rest.create(
-        api_client,
-        "/api/v1/namespaces/kube-system/configmaps",
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": "kube-dns", "labels": {"app.kubernetes.io/managed-by": "osdc-base"}},
-            "data": {"stubDomains": '{"corp.example": ["fd03::100"]}', "upstreamNameservers": "[]"},
-        },
-    )
+    assert run_verify(cluster)["kube-dns-configmap"].status == "pass"
+    rest.create_kube_dns_config_map(api_client, KUBE_DNS_STUBS)
 
-    result = run_verify(cluster)["kube-dns-configmap-not-read"]
+    result = run_verify(cluster)["kube-dns-configmap"]
 
     assert result.status == "warn"
     assert result.detail == (
-        'configmap/kube-system/kube-dns sets stubDomains: {"corp.example": ["fd03::100"]}, which node-cache does not '
-        "read (no -kubednscm)"
+        "node-cache serves stubDomains: corp.example → fd03::100 from configmap/kube-system/kube-dns, outside the app"
     )
-    assert result.fix == "move them to NodeLocalDNSProps.zones in the app"
+    assert result.fix == (
+        "move them to NodeLocalDNSProps.zones and upstream_servers in the app, and set read_kube_dns_config_map=False"
+    )
+
+
+def test_upstream_nameservers_the_apps_upstream_servers_override_are_said_to_be_ignored(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    props = NodeLocalDNSProps(upstream_servers=("fd03::200",))
+    deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), props_source(props), out=lambda line: None)
+    rest.create_kube_dns_config_map(api_client, {"upstreamNameservers": '["fd03::53"]'})
+
+    result = verify_app(cluster, props)["kube-dns-configmap"]
+
+    assert result.status == "warn"
+    assert result.detail.endswith("(its upstreamNameservers are ignored: the app's upstream_servers win)")
+
+
+def test_a_stub_domain_the_app_serves_too_fails_verify(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    rest.create_kube_dns_config_map(api_client, {"stubDomains": '{"cluster.local": ["fd03::100"]}'})
+
+    result = run_verify(cluster)["kube-dns-configmap"]
+
+    assert result.status == "fail"
+    assert result.detail == (
+        "configmap/kube-system/kube-dns has stubDomains cluster.local, which the app's Corefile serves too"
+    )
+    assert "CoreDNS refuses a zone served twice: node-cache exits" in result.diagnosis
+
+
+def test_an_app_that_does_not_mount_the_kube_dns_configmap_is_told_what_is_not_read(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    props = NodeLocalDNSProps(read_kube_dns_config_map=False)
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(client, props_source(props), out=lambda line: None)
+    rest.create_kube_dns_config_map(api_client, KUBE_DNS_STUBS)
+
+    result = verify_app(cluster, props)["kube-dns-configmap"]
+
+    assert result.status == "warn"
+    assert result.detail == (
+        "configmap/kube-system/kube-dns sets stubDomains: corp.example → fd03::100, which node-cache does not read "
+        "(the app does not mount it)"
+    )
+
+
+def test_live_matches_app_covers_the_new_knobs(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
+    props = NodeLocalDNSProps(
+        zones=(ForwardZone(names=("corp.example",), upstreams=("fd03::100",)),),
+        node_selector={"node-fleet": "cpu"},
+        update_strategy="OnDelete",
+    )
+    deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), props_source(props), out=lambda line: None)
+    assert verify_app(cluster, props)["live-matches-app"].status == "pass"
+    rest.request(
+        api_client,
+        "PATCH",
+        rest.PATHS["daemon-set"],
+        {"spec": {"template": {"spec": {"nodeSelector": {"node-fleet": "gpu"}}}}},
+        "application/merge-patch+json",
+    )
+
+    result = verify_app(cluster, props)["live-matches-app"]
+
+    assert result.status == "fail"
+    assert result.detail == "daemonset/kube-system/node-local-dns differs"
+    assert verify_app(cluster, NodeLocalDNSProps())["live-matches-app"].status == "fail"

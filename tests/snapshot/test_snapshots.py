@@ -215,6 +215,7 @@ KNOB_GROUPS = {
         pod_labels={"tier": "node"},
         update_strategy="OnDelete",
     ),
+    "kube-dns-configmap-not-mounted": NodeLocalDNSProps(read_kube_dns_config_map=False),
 }
 
 

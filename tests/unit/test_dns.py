@@ -250,7 +250,7 @@ REFUSALS: list[tuple[str, Any, str]] = [
                 ),
             )
         ),
-        r"^blocks: directive 'kubernetes' in 'lab.example:53' is not a plugin of node-cache 1.26.8",
+        r"^extra_server_blocks: directive 'kubernetes' in 'lab.example:53' is not a plugin of node-cache 1.26.8",
     ),
     (
         "an extra block without bind",
@@ -301,7 +301,7 @@ REFUSALS: list[tuple[str, Any, str]] = [
     ),
     (
         "a log class CoreDNS lacks",
-        lambda: NodeLocalDNSProps(query_log=("warn",)),
+        lambda: NodeLocalDNSProps(query_log=("warn",)),  # type: ignore[arg-type]
         r"^query_log: classes are all, denial, error and success, got 'warn'$",
     ),
     (
@@ -316,7 +316,7 @@ REFUSALS: list[tuple[str, Any, str]] = [
     ),
     (
         "an affinity operator the API lacks",
-        lambda: NodeSelectorRequirement(key="zone", operator="Near"),
+        lambda: NodeSelectorRequirement(key="zone", operator="Near"),  # type: ignore[arg-type]
         r"^affinity.operator: must be In, NotIn, Exists, DoesNotExist, Gt or Lt, got 'Near'$",
     ),
     (
@@ -331,8 +331,18 @@ REFUSALS: list[tuple[str, Any, str]] = [
     ),
     (
         "an update strategy the API lacks",
-        lambda: NodeLocalDNSProps(update_strategy="Recreate"),
+        lambda: NodeLocalDNSProps(update_strategy="Recreate"),  # type: ignore[arg-type]
         r"^update_strategy: must be 'RollingUpdate' or 'OnDelete', got 'Recreate'$",
+    ),
+    (
+        "Gt with a number the API server cannot parse",
+        lambda: NodeSelectorRequirement(key="cores", operator="Gt", values=("--4",)),
+        r"^affinity.values: operator Gt takes one integer, got \('--4',\)$",
+    ),
+    (
+        "Lt beyond int64",
+        lambda: NodeSelectorRequirement(key="cores", operator="Lt", values=(str(2**63),)),
+        r"^affinity.values: operator Lt takes one integer",
     ),
     (
         "a bare upstream server of a port out of range",
@@ -348,3 +358,16 @@ def test_fails_with_one_line_naming_the_prop(what: str, build: Any, message: str
         build()
 
     assert "\n" not in str(refused.value), what
+
+
+def test_without_reading_the_kube_dns_config_map_its_volume_and_mount_are_left_out() -> None:
+    def daemon_set(props: NodeLocalDNSProps) -> dict[str, Any]:
+        (found,) = [o for chart in synthesize(props) for o in chart.objects if o["kind"] == "DaemonSet"]
+        return dict(found["spec"]["template"]["spec"])
+
+    default, without = daemon_set(NodeLocalDNSProps()), daemon_set(NodeLocalDNSProps(read_kube_dns_config_map=False))
+
+    assert "kube-dns-config" in [v["name"] for v in default["volumes"]]
+    assert "kube-dns-config" not in [v["name"] for v in without["volumes"]]
+    assert "/etc/kube-dns" not in [m["mountPath"] for m in without["containers"][0]["volumeMounts"]]
+    assert [v for v in default["volumes"] if v["name"] != "kube-dns-config"] == without["volumes"]

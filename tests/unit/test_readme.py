@@ -74,3 +74,20 @@ def test_exit_code_table_lists_every_exit_code() -> None:
     rows = re.findall(r"^\| (\d+) \| ", section("Deploy and verify"), re.M)
 
     assert sorted({int(code) for code in rows}) == [code.value for code in ExitCode]
+
+
+def test_the_second_cluster_example_synthesizes_its_zones_and_node_selector(tmp_path: Path) -> None:
+    code = re.findall(
+        r"```python\n(.*?)```", section("A second cluster: zones, upstreams, cache behaviour, scheduling"), re.S
+    )[0]
+    (tmp_path / "example.py").write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "CDK8S_OUTDIR"} | {"CDK8S_OUTDIR": str(tmp_path / "dist")}
+
+    subprocess.run([sys.executable, "example.py"], cwd=tmp_path, env=env, check=True, capture_output=True, text=True)
+
+    objects = [o for f in sorted((tmp_path / "dist").glob("*.yaml")) for o in yaml.safe_load_all(f.read_text()) if o]
+    corefile = next(o for o in objects if o["kind"] == "ConfigMap" and "Corefile" in o.get("data", {}))
+    assert "corp.example:53 corp.internal:53 {" in corefile["data"]["Corefile"]
+    assert "forward . fd10::153 {" in corefile["data"]["Corefile"]
+    daemon_set = next(o for o in objects if o["kind"] == "DaemonSet")
+    assert daemon_set["spec"]["template"]["spec"]["nodeSelector"] == {"node-fleet": "cpu"}

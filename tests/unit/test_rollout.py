@@ -229,3 +229,24 @@ def test_fails_when_stall_after_is_not_positive(value: float) -> None:
         DeployOptions(wait=True, stall_after=value)
     with pytest.raises(ValueError, match=r"^stall_after: must be a positive number of seconds, got "):
         UninstallOptions(stall_after=value)
+
+
+def test_with_on_delete_the_rollout_is_complete_once_observed_and_available_whatever_is_updated() -> None:
+    daemon_set = {
+        "metadata": {"generation": 4},
+        "spec": {"updateStrategy": {"type": "OnDelete"}},
+        "status": {
+            "observedGeneration": 4,
+            "desiredNumberScheduled": 4,
+            "updatedNumberScheduled": 1,
+            "numberReady": 4,
+            "numberAvailable": 4,
+        },
+    }
+
+    read = RolloutStatus.of(daemon_set)
+
+    assert read.on_delete and read.complete
+    assert not RolloutStatus(4, 3, 4, 1, 4, 4, 0, on_delete=True).complete
+    assert not RolloutStatus(4, 4, 4, 1, 3, 3, 1, on_delete=True).complete
+    assert not RolloutStatus(4, 4, 4, 1, 4, 4, 0).complete

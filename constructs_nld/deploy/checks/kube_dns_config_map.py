@@ -1,52 +1,64 @@
-"""``kube-dns-configmap-not-read``: settings in the ``kube-dns`` ConfigMap that node-cache does not read.
+"""``kube-dns-configmap``: what the live ``kube-dns`` ConfigMap makes node-cache do, outside the app.
 
-The spec mounts the optional ``kube-system/kube-dns`` ConfigMap but never passes
-``-kubednscm``, so node-cache ignores its ``stubDomains`` and ``upstreamNameservers``: their
-lookups go to cluster CoreDNS and the node's resolvers instead. This project keeps that, and
-says it (a warning): the app's ``zones`` and ``upstream_servers`` are where those settings
-go, typed and checked.
+node-cache 1.26.8 reads the ConfigMap wherever the pods mount it at ``/etc/kube-dns`` (the
+spec's mount; :mod:`constructs_nld.deploy.kube_dns_config`). A stub domain the app's
+Corefile serves too stops node-cache on every node: a failure. Any other setting there is
+DNS configured outside the app, and a warning says where it belongs: the app's ``zones``
+and ``upstream_servers``, typed and checked, with ``read_kube_dns_config_map=False``. An
+app that does not mount the ConfigMap is told what node-cache does not read.
 """
 
 from __future__ import annotations
 
-import json
-
 from constructs_nld import defaults
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.kube import ObjectRef
-from constructs_nld.deploy.manifest import flag
+from constructs_nld.deploy.kube_dns_config import KubeDnsConfig, collisions, upstreams_ignored
 
-NAME = "kube-dns-configmap-not-read"
+NAME = "kube-dns-configmap"
 
-_KEYS = {"stubDomains": "zones", "upstreamNameservers": "upstream_servers"}
+_MOVE = "move them to NodeLocalDNSProps.zones and upstream_servers in the app"
 
 
 def check(cluster: Cluster) -> CheckResult:
-    """Warn when the live kube-dns ConfigMap holds settings the app's node-cache does not read."""
-    if flag(cluster.component.container.get("args") or [], "-kubednscm") is not None:
-        return CheckResult(NAME, "pass", "node-cache reads the kube-dns ConfigMap (-kubednscm)")
-    live = cluster.client.get(ObjectRef("v1", "ConfigMap", cluster.namespace, defaults.KUBE_DNS_CONFIG_MAP_NAME))
-    data = (live or {}).get("data") or {}
-    ignored = {key: data[key] for key in _KEYS if _meaningful(data.get(key))}
-    if not ignored:
-        return CheckResult(NAME, "pass", "no stubDomains or upstreamNameservers for node-cache to miss")
-    listed = "; ".join(f"{key}: {' '.join(value.split())}" for key, value in ignored.items())
-    props = " and ".join(f"NodeLocalDNSProps.{_KEYS[key]}" for key in ignored)
+    """Fail on a stub domain node-cache would serve twice; warn on settings that live outside the app."""
+    name = f"configmap/{cluster.namespace}/{defaults.KUBE_DNS_CONFIG_MAP_NAME}"
+    ref = ObjectRef("v1", "ConfigMap", cluster.namespace, defaults.KUBE_DNS_CONFIG_MAP_NAME)
+    config = KubeDnsConfig.of(cluster.client.get(ref))
+    if config.empty:
+        return CheckResult(NAME, "pass", f"{name} sets nothing for node-cache")
+    component = cluster.component
+    if not component.reads_kube_dns_config:
+        return CheckResult(
+            NAME,
+            "warn",
+            f"{name} sets {config.describe()}, which node-cache does not read (the app does not mount it)",
+            "those lookups go where the app's Corefile sends them, not where the ConfigMap says",
+            _MOVE,
+        )
+    if config.unreadable:
+        return CheckResult(
+            NAME,
+            "warn",
+            f"{name} sets {config.describe()}",
+            "node-cache fails to parse it and reads nothing of the ConfigMap",
+            _MOVE,
+        )
+    clashing = collisions(component, config)
+    if clashing:
+        return CheckResult(
+            NAME,
+            "fail",
+            f"{name} has stubDomains {', '.join(clashing)}, which the app's Corefile serves too",
+            "node-cache appends them to its Corefile and CoreDNS refuses a zone served twice: node-cache exits",
+            "remove them from the ConfigMap (the app's zones serve them), or set read_kube_dns_config_map=False",
+        )
+    ignored = " (its upstreamNameservers are ignored: the app's upstream_servers win)"
     return CheckResult(
         NAME,
         "warn",
-        f"configmap/{cluster.namespace}/{defaults.KUBE_DNS_CONFIG_MAP_NAME} sets {listed}, which node-cache does not "
-        "read (no -kubednscm)",
-        "those lookups go to cluster CoreDNS and the node's resolvers, not where the ConfigMap says",
-        f"move them to {props} in the app",
+        f"node-cache serves {config.describe()} from {name}, outside the app"
+        + (ignored if upstreams_ignored(component, config) else ""),
+        "DNS configured there is neither reviewed with the app nor checked by it",
+        f"{_MOVE}, and set read_kube_dns_config_map=False",
     )
-
-
-def _meaningful(text: str | None) -> bool:
-    """A non-empty JSON value (``{}`` and ``[]`` say nothing)."""
-    if not text or not text.strip():
-        return False
-    try:
-        return bool(json.loads(text))
-    except ValueError:
-        return True

@@ -5,8 +5,10 @@ app's order, with the spec's rules applied to the NodeLocal DNS objects wherever
 in it (:mod:`constructs_nld.deploy.component`). The steps are a table (:data:`STEPS`),
 run in order:
 
-1. precondition: kube-dns-upstream absent, or selecting ``k8s-app: kube-dns``; the spec's
-   ``first_deploy`` and ``freshly_created`` are reported;
+1. precondition: kube-dns-upstream absent, or selecting ``k8s-app: kube-dns``; no stub
+   domain of the ``kube-dns`` ConfigMap that the app's Corefile serves too (node-cache would
+   exit, :mod:`constructs_nld.deploy.kube_dns_config`); the spec's ``first_deploy`` and
+   ``freshly_created`` are reported;
 2. the live kube-dns ClusterIP, IPv6 only;
 3. the app synthesized with that address, refused if a placeholder is left or if it did
    not take the address;
@@ -47,6 +49,7 @@ from constructs_nld.deploy.errors import (
     WaitTimeoutError,
 )
 from constructs_nld.deploy.kube import FIELD_MANAGER, KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.kube_dns_config import refuse_collisions
 from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
 from constructs_nld.deploy.options import DeployOptions
 from constructs_nld.deploy.progress import PlainProgress
@@ -188,6 +191,9 @@ class _Deploy:
         self.live[daemon_set_ref] = self.client.get(daemon_set_ref)
         upstream = self.live[upstream_ref]
         component.check_upstream(upstream, refusing="to overwrite it")
+        if component.reads_kube_dns_config:
+            kube_dns_config = ObjectRef("v1", "ConfigMap", component.namespace, defaults.KUBE_DNS_CONFIG_MAP_NAME)
+            refuse_collisions(component, self.client.get(kube_dns_config))
         # freshly_created: the Service is absent at the start of this run. first_deploy: this
         # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
         self.report.freshly_created = upstream is None
