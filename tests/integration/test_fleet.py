@@ -114,6 +114,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
         "podmonitor-scrapes-both-ports": "pass",
         "interception-mode": "pass",
         "live-matches-app": "pass",
+        "kube-dns-configmap": "pass",
     }
     assert results["daemonset-healthy"].detail == (
         "ready on 10 node(s); desired 10, ready 10, updated 10; "
