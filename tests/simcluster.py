@@ -32,6 +32,7 @@ from tests.harness.components import (
     CONTROLLER_MANAGER_USER,
     KWOK_USER,
     SCHEDULER_USER,
+    TTL_ANNOTATION,
     Component,
     ControllerManager,
     Kwok,
@@ -168,7 +169,9 @@ class SimulatedCluster:
         Waiting for the ``not-ready:NoSchedule`` taint of NotReady nodes (DaemonSet pods
         tolerate the ``NoExecute`` one) keeps a DaemonSet applied right after from making a
         pod for such a node: that pod would stay Pending, and count against
-        ``maxUnavailable`` in every later rollout.
+        ``maxUnavailable`` in every later rollout. Waiting for the TTL controller's annotation
+        on each node keeps a DaemonSet applied right after from being counted against a node
+        cache that lacks the newest nodes (its ``desiredNumberScheduled`` would be short).
         """
         rest = self.control_plane.fixture_api()
         wanted = {node.name: node for node in nodes}
@@ -183,6 +186,8 @@ class SimulatedCluster:
                     continue
                 ready = {c["type"]: c["status"] for c in item.get("status", {}).get("conditions") or []}.get("Ready")
                 taints = {(t["key"], t["effect"]) for t in item.get("spec", {}).get("taints") or []}
+                if TTL_ANNOTATION not in (item["metadata"].get("annotations") or {}):
+                    continue
                 if node.ready and ready == "True":
                     done += 1
                 elif not node.ready and ready == "False" and ("node.kubernetes.io/not-ready", "NoSchedule") in taints:

@@ -26,6 +26,7 @@ __all__ = [
     "CONTROLLER_MANAGER_USER",
     "KWOK_USER",
     "SCHEDULER_USER",
+    "TTL_ANNOTATION",
     "Component",
     "ControllerManager",
     "Kwok",
@@ -42,9 +43,15 @@ CONTROLLERS: Final = (
     "node-lifecycle-controller",
     "pod-garbage-collector-controller",
     "serviceaccount-controller",
+    "ttl-controller",
 )
 """The controllers a DaemonSet's life needs: its pods and rollouts, cascading deletion, the
-taints of NotReady and cordoned nodes, pods of deleted nodes, default ServiceAccounts."""
+taints of NotReady and cordoned nodes, pods of deleted nodes, default ServiceAccounts. The
+TTL controller's node annotation is the sign that the controllers' shared node cache holds a
+node (:meth:`tests.simcluster.SimulatedCluster.add_nodes` waits for it)."""
+
+TTL_ANNOTATION: Final = "node.alpha.kubernetes.io/ttl"
+"""The annotation the TTL controller puts on every node it has seen."""
 
 CLIENT_QPS: Final = 200
 """Client rate of the controllers and the scheduler (defaults: 20 and 50). EKS runs them
