@@ -45,8 +45,8 @@ node_modules/.installed: package.json package-lock.json
 # setpriv (a container's capabilities), shellcheck for the fallthrough keeper's script, and for the
 # monitoring suite socat (the bridges between network namespaces) and nft (a foreign rule
 # node-cache cannot re-add its own around).
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables
-APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck socat nft
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables containerd runc containernetworking-plugins
+APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck socat nft containerd runc ctr
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -60,7 +60,7 @@ system:
 # .cache/ (reused when present). node-cache is never built here: the tests find a binary outside
 # the repository (README, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kubelet-env coredns prometheus-operator prometheus
+	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok kubelet-env coredns prometheus-operator prometheus kube-state-metrics
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.

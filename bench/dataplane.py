@@ -29,6 +29,11 @@ Goals (issue 9): ≥ 99.9 % of repeated lookups absorbed; p99 ≤ the no-NLD p99
 entries per 10,000 lookups ≈ 0 with NLD against ≈ 10,000 without. Judged by comparing with
 (i), measured in the same run.
 
+Then, per kube-proxy mode (iptables, nftables), on a real node (``tests/e2e/realnode.py``:
+kubelet and kube-proxy v1.34.4, the pod of the synthesized DaemonSet): paths (i), before the
+deploy, and (iii), after it, by resolver-style lookups (latency, failures, conntrack entries),
+the column per mode that kubernetes/dns#682 asks about.
+
 Run as root, with the node-cache binary (``$NODE_CACHE_BIN`` or the per-user path). Prints
 markdown tables and writes a chart (``bench/results/dataplane.png``).
 """
@@ -51,11 +56,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from constructs_nld import NodeLocalDNSProps  # noqa: E402
+from constructs_nld import NodeLocalDNSProps, defaults  # noqa: E402
 from tests.e2e import probes  # noqa: E402
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
+from tests.e2e.realnode import NODE_USERS, RealNodeBed  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
+from tests.harness.images import node_cache_image, pause_image  # noqa: E402
+from tests.harness.node import ProxyMode  # noqa: E402
+from tests.simcluster import SimulatedCluster  # noqa: E402
 
 NO_NLD = "(i) kube-dns ClusterIP → kube-proxy DNAT → cluster CoreDNS (no NLD)"
 INTERCEPTED = "(iii) kube-dns ClusterIP intercepted by node-cache"
@@ -297,6 +306,60 @@ def measure_all(
     return results, mix
 
 
+PROXY_MODES: tuple[ProxyMode, ...] = ("iptables", "nftables")
+REAL_NAMES = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
+"""The names the real node's cluster CoreDNS serves (its bed has no other Services)."""
+
+
+def measure_real_nodes(binary: Path, workdir: Path, args: argparse.Namespace) -> dict[tuple[str, ProxyMode], Lookups]:
+    """Paths (i) and (iii) by resolver-style lookups on a real node per kube-proxy mode."""
+    images = [
+        pause_image(workdir / "images"),
+        node_cache_image(workdir / "images", name=defaults.IMAGE, node_cache=binary),
+    ]
+    results: dict[tuple[str, ProxyMode], Lookups] = {}
+    for proxy in PROXY_MODES:
+        with (
+            SimulatedCluster(node_users=NODE_USERS) as sim,
+            RealNodeBed(sim, workdir / proxy, images, proxy_mode=proxy) as node,
+        ):
+            for label in (NO_NLD, INTERCEPTED):
+                if label == INTERCEPTED:
+                    node.deploy(wait=True, stall_after=60)
+                    node.wait_intercepting()
+                runs = []
+                entries = 0
+                for run in range(args.runs):
+                    before = probes.conntrack_count(node.bed.node)
+                    load = ResolverLoad(
+                        node.bed.pod, node.bed.ips.kube_dns, REAL_NAMES, rate=args.rate, count=args.lookups
+                    )
+                    runs.append(load.result())
+                    if run == 0:
+                        entries = probes.conntrack_count(node.bed.node) - before
+                results[(label, proxy)] = Lookups(tuple(runs), entries)
+    return results
+
+
+def print_real_nodes(results: dict[tuple[str, ProxyMode], Lookups]) -> None:
+    """A row per path, a column group per kube-proxy mode."""
+    print("\nOn a real node (kubelet and kube-proxy v1.34.4), resolver-style lookups of 2 cluster names:\n")
+    header = " | ".join(f"{m}: p50 ms | {m}: p99 ms | {m}: failed | {m}: conntrack per 10,000" for m in PROXY_MODES)
+    print(f"| path | {header} |")
+    print("|---|" + "---|" * 4 * len(PROXY_MODES))
+    for label in (NO_NLD, INTERCEPTED):
+        cells = []
+        for proxy in PROXY_MODES:
+            lookups = results[(label, proxy)]
+            cells += [
+                f"{lookups.latency_ms(50):.3f}",
+                f"{lookups.latency_ms(99):.3f}",
+                str(lookups.failed),
+                f"{lookups.per_10k:,.0f}",
+            ]
+        print(f"| {label} | {' | '.join(cells)} |")
+
+
 def median_of(runs: list[Run], metric: Callable[[Run], float]) -> float:
     """Median of ``metric`` over ``runs``."""
     return statistics.median(metric(run) for run in runs)
@@ -425,6 +488,10 @@ def main() -> int:
     print(f"\nRCODEs of dnsperf over all runs: {rcodes}")
     chart(results, args.chart)
     print(f"chart: {args.chart}")
+    with tempfile.TemporaryDirectory(prefix="nld-bench-real-") as tmp:
+        real = measure_real_nodes(binary, Path(tmp), args)
+    print_real_nodes(real)
+    failed |= any(lookups.failed > 0 for lookups in real.values())
     if failed:
         print("error: wrong RCODEs, more than 1% of dnsperf queries lost, or failed resolver lookups", file=sys.stderr)
         return 1

@@ -15,7 +15,14 @@ keeper (``tests/e2e/pod.py``) — goes through:
     pod, and every new node-cache container exits; kubelet restarts it at its next sync, then
     after 10 s, 20 s, 40 s (CrashLoopBackOff).
 
-Each case runs in both modes: ``node-cache`` (the spec's) and ``fallthrough``. A lookup fails
+Each case runs in both modes: ``node-cache`` (the spec's) and ``fallthrough``.
+
+Then, on a real node (``tests/e2e/realnode.py``: kubelet v1.34.4 on containerd, the real
+kube-proxy v1.34.4 in each of its modes, the simulated cluster's DaemonSet controller), in
+both interception modes and both kube-proxy modes: (a) a **rolling update** as a template
+change makes one (the controller deletes the pod, kubelet stops it within its grace period,
+the controller makes the next, kubelet starts it) and (b) a **SIGKILL** of node-cache that
+kubelet restarts as it does (at once after a first crash). A lookup fails
 when no answer with records comes within ``--timeout`` (one attempt) or the node refuses it
 (ICMP port unreachable). An outage is a run of failed lookups, from the first failed one sent
 to the next successful one sent. A failed lookup is **still failing after one resolver
@@ -29,6 +36,8 @@ Run as root, with the node-cache binary. Prints a markdown table and writes a ch
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 import tempfile
 import time
@@ -38,12 +47,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from constructs_nld import NodeLocalDNSProps  # noqa: E402
+from constructs_nld import NodeLocalDNSProps, defaults  # noqa: E402
 from constructs_nld.props import Interception  # noqa: E402
 from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
 from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402
+from tests.e2e.realnode import NODE_USERS, RealNodeBed  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
+from tests.harness.images import node_cache_image, pause_image  # noqa: E402
+from tests.harness.node import ProxyMode  # noqa: E402
+from tests.simcluster import SimulatedCluster  # noqa: E402
 
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "disruption.png"
 NAMES = (
@@ -56,6 +69,11 @@ LEAD = 5.0
 CRASH_LOOP_DELAYS = (1.0, 10.0, 20.0, 40.0)
 """Kubelet's restarts of a crashing container: at its next pod sync (about 1 s), then 10 s doubling."""
 MODES: tuple[Interception, ...] = ("node-cache", "fallthrough")
+PROXY_MODES: tuple[ProxyMode, ...] = ("iptables", "nftables")
+REAL_NAMES = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
+"""The names the real node's cluster CoreDNS serves (its bed has no other Services)."""
+REAL_TAIL = 12.0
+"""Seconds of load after the disruption on the real node: the new pod is Ready within a few."""
 
 
 @dataclass
@@ -184,6 +202,72 @@ def run_case(case: Case, mode: Interception, binary: Path, workdir: Path, args: 
     return Outcome(case, mode, result, timeline)
 
 
+@dataclass(frozen=True)
+class RealOutcome:
+    """A case's lookups on the real node, in one interception mode and one kube-proxy mode."""
+
+    case: str
+    proxy: ProxyMode
+    mode: Interception
+    result: LoadResult
+
+
+def real_node_outcomes(binary: Path, workdir: Path, args: argparse.Namespace) -> list[RealOutcome]:
+    """(a) and (b) on a real node per kube-proxy mode, in each interception mode, each from a fresh deploy."""
+    images = [
+        pause_image(workdir / "images"),
+        node_cache_image(workdir / "images", name=defaults.IMAGE, node_cache=binary),
+    ]
+    outcomes = []
+    for proxy in PROXY_MODES:
+        with (
+            SimulatedCluster(node_users=NODE_USERS) as sim,
+            RealNodeBed(sim, workdir / proxy, images, proxy_mode=proxy) as node,
+        ):
+            for mode in MODES:
+                for case in ("(a) rolling update", "(b) SIGKILL, kubelet's restart"):
+                    node.deploy(NodeLocalDNSProps(interception=mode), wait=True, stall_after=60)
+                    node.wait_intercepting()
+                    count = int(args.rate * (LEAD + REAL_TAIL))
+                    load = ResolverLoad(
+                        node.bed.pod,
+                        node.bed.ips.kube_dns,
+                        REAL_NAMES,
+                        rate=args.rate,
+                        count=count,
+                        timeout=args.timeout,
+                    )
+                    try:
+                        time.sleep(LEAD)
+                        if case.startswith("(a)"):
+                            node.roll()
+                        else:
+                            os.kill(node.container_pid(node.node_cache_pod()), signal.SIGKILL)
+                        result = load.result()
+                    finally:
+                        load.stop()
+                    outcomes.append(RealOutcome(case, proxy, mode, result))
+                    node.reset()
+    return outcomes
+
+
+def print_real_node(outcomes: list[RealOutcome], args: argparse.Namespace) -> None:
+    """The real node's table: a row per case and kube-proxy mode, columns per interception mode."""
+    print(f"\nOn a real node (kubelet and kube-proxy v1.34.4), {args.rate:g} lookups/s for {LEAD + REAL_TAIL:g} s:\n")
+    header = " | ".join(f"{mode}: failed | {mode}: longest outage s" for mode in MODES)
+    print(f"| case | kube-proxy | lookups | {header} |")
+    print("|---|---|---|" + "---|" * 2 * len(MODES))
+    rows: dict[tuple[str, str], dict[str, LoadResult]] = {}
+    for outcome in outcomes:
+        rows.setdefault((outcome.case, outcome.proxy), {})[outcome.mode] = outcome.result
+    for (case, proxy), results in rows.items():
+        cells = []
+        for mode in MODES:
+            failed = len(results[mode].failed)
+            cells += [f"{failed} ({failed / len(results[mode].lookups):.2%})", f"{results[mode].longest_outage():.2f}"]
+        print(f"| {case} | {proxy} | {len(results[MODES[0]].lookups)} | {' | '.join(cells)} |")
+
+
 def chart(outcomes: list[Outcome], path: Path, bin_seconds: float = 0.25) -> None:
     """Per case (rows) and mode (columns): answered and failed lookups per time bin, with node-cache's events."""
     import matplotlib
@@ -302,6 +386,8 @@ def main() -> int:
     print(f"\nHow the failed lookups failed: {reasons}")
     chart(outcomes, args.chart)
     print(f"chart: {args.chart}")
+    with tempfile.TemporaryDirectory(prefix="nld-disruption-real-") as tmp:
+        print_real_node(real_node_outcomes(binary, Path(tmp), args), args)
     return 0
 
 

@@ -68,12 +68,18 @@ class SimulatedCluster:
         startup_timeout: Seconds to wait for each component to be healthy. Default: 60.
     """
 
-    def __init__(self, *, cache_dir: Path | None = None, startup_timeout: float = 60.0) -> None:
-        """Configure the cluster; nothing runs until :meth:`start`."""
+    def __init__(
+        self, *, cache_dir: Path | None = None, startup_timeout: float = 60.0, node_users: tuple[str, ...] = ()
+    ) -> None:
+        """Configure the cluster; nothing runs until :meth:`start`.
+
+        ``node_users`` are the users of real nodes' kubelets and kube-proxies
+        (:mod:`tests.harness.node`), each with a kubeconfig of its own.
+        """
         self.control_plane = ControlPlane(
             cache_dir=cache_dir,
             startup_timeout=startup_timeout,
-            component_users=(CONTROLLER_MANAGER_USER, SCHEDULER_USER, KWOK_USER),
+            component_users=(CONTROLLER_MANAGER_USER, SCHEDULER_USER, KWOK_USER, *node_users),
         )
         self.startup_timeout = startup_timeout
         self.components: list[Component] = []
@@ -129,8 +135,10 @@ class SimulatedCluster:
 
     # ----------------------------------------------------------------------- state --
 
-    def reset(self) -> None:
+    def reset(self, *, nodes: bool = True) -> None:
         """Return to an empty cluster: no fates, no DaemonSet, pod or node, no NodeLocal DNS object.
+
+        ``nodes=False`` keeps the Nodes (real nodes' kubelets register only when they start).
 
         DaemonSets go first, with foreground deletion, and are waited for: the DaemonSet
         controller makes no pod for a DaemonSet being deleted, whereas one deleted at once
@@ -150,7 +158,7 @@ class SimulatedCluster:
         wait_until(
             "DaemonSets and their pods to be deleted", lambda: not rest.items(collection), self.startup_timeout, 0.1
         )
-        self.control_plane.reset()
+        self.control_plane.reset(nodes=nodes)
 
     def set_pod_fates(self, *fates: PodFate) -> None:
         """From now on, treat starting and stopping pods as ``fates`` say (none: every pod gets Ready, stops at once).

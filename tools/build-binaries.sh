@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, kubelet-env,
-# coredns, prometheus-operator and prometheus from source, through the Go module proxy only, into
+# coredns, prometheus-operator, prometheus and kube-state-metrics from source, through the Go module proxy only, into
 # <cache>/bin (default <repo>/.cache/bin; override the cache root with NLD_CACHE_DIR). A binary is
 # reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
@@ -57,11 +57,16 @@ PROMETHEUS_OPERATOR_VERSION=v0.93.0
 # ("field kubernetes_sd_configs not found"), so the real server is built from the
 # module prometheus-operator v0.93.0 itself depends on: v0.313.1 is Prometheus 3.13.1.
 PROMETHEUS_VERSION=v0.313.1
+# kube-state-metrics: the exporter whose DaemonSet and pod series our alerts and the soak
+# read, scraped in the e2e monitoring suite. v2.20.0 is the newest the proxy serves for an
+# exact version (its @v/list is refused, so `go install ...@latest` cannot work; the wrapper
+# module asks for the version itself). Its go.mod says `go 1.26.0`.
+KUBE_STATE_METRICS_VERSION=v2.20.0
 
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kubelet-env coredns prometheus-operator prometheus)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok kubelet-env coredns prometheus-operator prometheus kube-state-metrics)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -84,7 +89,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kwok|kubelet-env|coredns|prometheus-operator|prometheus) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy|kwok|kubelet-env|coredns|prometheus-operator|prometheus|kube-state-metrics) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -201,11 +206,11 @@ write_wrapper() {
   } >"$dir/go.mod"
 }
 
-# go_build NAME PKG LDFLAGS: tidy the wrapper module and build PKG into bin/NAME.
+# go_build NAME PKG LDFLAGS [TIDY_FLAG]: tidy the wrapper module and build PKG into bin/NAME.
 go_build() {
   local name=$1 pkg=$2 ldflags=$3
   cd "$SRC_DIR/$name"
-  run go mod tidy
+  run go mod tidy ${4:-}
   run go build -trimpath -ldflags "$ldflags" -o "$BIN_DIR/.$name.tmp" "$pkg"
   rm -f "$STAMP_DIR/$name"   # the old stamp no longer describes bin/$name
   mv -f "$BIN_DIR/.$name.tmp" "$BIN_DIR/$name"
@@ -270,6 +275,8 @@ build_kube_apiserver() { build_kubernetes_cmd kube-apiserver; }
 build_kube_controller_manager() { build_kubernetes_cmd kube-controller-manager; }
 build_kube_scheduler() { build_kubernetes_cmd kube-scheduler; }
 build_kubectl() { build_kubernetes_cmd kubectl; }
+build_kubelet() { build_kubernetes_cmd kubelet; }
+build_kube_proxy() { build_kubernetes_cmd kube-proxy; }
 
 build_kwok() {
   local rec gomod
@@ -345,15 +352,32 @@ $(gomod_requires "$gomod")
     "-s -w -X github.com/prometheus/common/version.Version=$release -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=v$release"
 }
 
+build_kube_state_metrics() {
+  local rec gomod mod=k8s.io/kube-state-metrics/v2 v=$KUBE_STATE_METRICS_VERSION sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper kube-state-metrics "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v")
+$(gomod_requires "$gomod")
+)" "$mod" "$(gomod_replaces "$gomod")"
+  # As upstream's Makefile (VERSION, GIT_COMMIT, BRANCH into prometheus/common's version package).
+  # `tidy -e`: the tests of grpc's dependencies name inet.af/netaddr, which the proxy refuses
+  # (403); the binary needs none of them.
+  sha=$(json_field Hash <<<"$rec")
+  go_build kube-state-metrics "$mod" \
+    "-s -w -X github.com/prometheus/common/version.Version=$v -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=release-${v%.*}" -e
+}
+
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
-    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) echo "$KUBE_VERSION" ;;
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) echo "$KUBE_VERSION" ;;
     kwok) echo "$KWOK_VERSION" ;;
     kubelet-env) echo "$KUBE_VERSION main.go=$(sha256sum "$REPO_ROOT/tools/kubelet-env/main.go" | cut -c1-12)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
     prometheus-operator) echo "$PROMETHEUS_OPERATOR_VERSION" ;;
     prometheus) echo "$PROMETHEUS_VERSION" ;;
+    kube-state-metrics) echo "$KUBE_STATE_METRICS_VERSION" ;;
   esac
 }
 
@@ -401,7 +425,7 @@ verify() {
       out=$(one_line "$bin" --version)
       [[ $out == *"etcd Version: ${ETCD_VERSION#v}"* ]] || { echo "verify etcd: unexpected --version output: $out" >&2; return 1; }
       ;;
-    kube-apiserver|kube-controller-manager|kube-scheduler)
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy)
       out=$(one_line "$bin" --version)
       [[ $out == "Kubernetes $KUBE_VERSION" ]] || { echo "verify $name: expected 'Kubernetes $KUBE_VERSION', got: $out" >&2; return 1; }
       ;;
@@ -436,6 +460,10 @@ verify() {
     prometheus)
       out=$(one_line "$bin" --version)
       [[ $out == "prometheus, version 3."* ]] || { echo "verify prometheus: unexpected --version output: $out" >&2; return 1; }
+      ;;
+    kube-state-metrics)
+      out=$(one_line "$bin" version)
+      [[ $out == *"$KUBE_STATE_METRICS_VERSION"* ]] || { echo "verify kube-state-metrics: unexpected --version output: $out" >&2; return 1; }
       ;;
   esac
   echo "verify $name: $out"

@@ -167,7 +167,9 @@ class NodeCacheOptions:
 
     False: drop every capability and add back only what each container needs (node-cache:
     NET_ADMIN, NET_BIND_SERVICE, and NET_RAW when it writes rules; the keeper: NET_ADMIN,
-    NET_RAW), without privilege escalation.
+    NET_RAW), without privilege escalation, under the runtime's default seccomp profile
+    (``RuntimeDefault``). Privileged containers run unconfined: the runtime applies no
+    seccomp profile to them.
     """
 
     node_selector: Mapping[str, str] = field(default_factory=dict)

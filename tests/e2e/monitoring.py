@@ -18,7 +18,7 @@
   namespace, finds its targets through its own Kubernetes service discovery with the
   ``prometheus`` ServiceAccount's token, over a :class:`~tests.e2e.pods.Bridge` to the API
   server; its API is bridged out to 127.0.0.1 for the tests and ``deploy.py soak``;
-- kube-state-metrics' exposition (:mod:`tests.e2e.kubestatemetrics`);
+- the real kube-state-metrics (:mod:`tests.e2e.kubestatemetrics`);
 - what kubelet and the DaemonSet controller would report, which no process here does
   (:class:`Kubelet`): the node-cache Pod, created from the synthesized DaemonSet's template
   with the node's address as its (hostNetwork) IP, its status (Ready while the container
@@ -314,6 +314,7 @@ class MonitoringStack:
         self.kube_state_metrics = KubeStateMetrics(
             self.bed.node,
             ksm_credentials.at("127.0.0.1", port),
+            binary=cp.binary("kube-state-metrics"),
             address=NODE_UPLINK_IP,
             port=KSM_PORT,
             workdir=self.workdir,

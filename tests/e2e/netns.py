@@ -306,8 +306,14 @@ class Testbed:
         upstream_ports: Sequence[UpstreamPort],
         coredns_binary: Path = COREDNS_BINARY,
         seed: int | None = None,
+        ips: ClusterIPs | None = None,
+        kube_proxy_rules: bool = True,
     ) -> None:
-        """Plan the test bed; :meth:`__enter__` builds it."""
+        """Plan the test bed; :meth:`__enter__` builds it.
+
+        ``ips``: the cluster's ClusterIPs when an API server allocated them (default: allocated
+        here, seeded). ``kube_proxy_rules=False`` leaves kube-proxy's rules to a real kube-proxy.
+        """
         tag = f"{NAME_PREFIX}{os.getpid()}-{next(_sequence)}"
         self.cluster_dns = Namespace(f"{tag}-cluster-dns")
         self.node = Namespace(f"{tag}-node")
@@ -315,7 +321,8 @@ class Testbed:
         self.workdir = workdir
         self.upstream_ports = tuple(upstream_ports)
         self.coredns_binary = coredns_binary
-        self.ips = allocate_cluster_ips(os.getpid() if seed is None else seed)
+        self.ips = ips or allocate_cluster_ips(os.getpid() if seed is None else seed)
+        self.kube_proxy_rules = kube_proxy_rules
         self.cluster_coredns: CoreDNS | None = None
         self.internet_dns: CoreDNS | None = None
         self._stack = contextlib.ExitStack()
@@ -363,7 +370,8 @@ class Testbed:
             namespace.create()
         self._wire()
         self._write_resolv_confs()
-        self._install_kube_proxy_rules()
+        if self.kube_proxy_rules:
+            self._install_kube_proxy_rules()
         self._start_cluster_dns()
 
     def _wire(self) -> None:

@@ -60,12 +60,16 @@ def dig(
     port: int = 53,
     tcp: bool = False,
     search: bool = False,
+    source: str | None = None,
 ) -> DigResult:
     """``dig`` from ``namespace``; without ``server``, the namespace's ``/etc/resolv.conf`` decides.
 
-    ``rtype="PTR"`` with an address as ``name`` does a reverse lookup (``dig -x``).
+    ``rtype="PTR"`` with an address as ``name`` does a reverse lookup (``dig -x``);
+    ``source`` (``address#port``) fixes the query's source address and port (``dig -b``).
     """
     argv = ["dig", "+tries=1", "+time=3", "-p", str(port)]
+    if source is not None:
+        argv += ["-b", source]
     if server is not None:
         argv.append(f"@{server}")
     if tcp:

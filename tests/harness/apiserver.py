@@ -196,6 +196,9 @@ class KubeApiserver(Process):
             # No Endpoints for the `kubernetes` Service: nothing here needs them, and
             # the default lease reconciler would keep rewriting them.
             "--endpoint-reconciler-type=none",
+            # Reach a kubelet (logs, exec) by the InternalIP it reports, never by resolving its
+            # hostname through this machine's resolver.
+            "--kubelet-preferred-address-types=InternalIP",
             f"--token-auth-file={credentials.tokens_file}",
             "--authorization-mode=RBAC",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",

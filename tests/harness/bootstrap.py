@@ -123,8 +123,8 @@ class ClusterState:
         self.ensure_kube_dns()
         self.install_crds()
 
-    def reset(self) -> None:
-        """Return the cluster to its bootstrap state; CRDs stay (or are put back).
+    def reset(self, *, nodes: bool = True) -> None:
+        """Return the cluster to its bootstrap state; CRDs stay (or are put back); ``nodes=False`` keeps the Nodes.
 
         Deletes, and waits until gone: objects labelled :data:`MANAGED_BY_SELECTOR` in
         kube-system (Services, ConfigMaps, ServiceAccounts, DaemonSets), Service
@@ -147,7 +147,8 @@ class ClusterState:
             for selector in ("applyset.kubernetes.io/id", "applyset.kubernetes.io/part-of"):
                 self.delete_collection(f"/api/v1/namespaces/{namespace}/configmaps", label_selector=selector)
         self.delete_collection("/api/v1/namespaces/kube-system/pods")
-        self.delete_collection("/api/v1/nodes")
+        if nodes:
+            self.delete_collection("/api/v1/nodes")
         for plural in MONITORING_PLURALS:
             self.delete_collection(f"{_MONITORING_PATH}/namespaces/monitoring/{plural}")
         self.ensure_default_service_accounts()

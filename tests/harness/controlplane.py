@@ -328,9 +328,12 @@ class ControlPlane:
             raise RuntimeError("ControlPlane: apiserver was never started")
         return state
 
-    def reset(self) -> None:
-        """Return the cluster to its bootstrap state (:meth:`~tests.harness.bootstrap.ClusterState.reset`)."""
-        self._state().reset()
+    def reset(self, *, nodes: bool = True) -> None:
+        """Return the cluster to its bootstrap state (:meth:`~tests.harness.bootstrap.ClusterState.reset`).
+
+        ``nodes=False`` keeps the Nodes: a real node's kubelet registers only when it starts.
+        """
+        self._state().reset(nodes=nodes)
 
     def install_crds(self) -> None:
         """Create the PodMonitor and PrometheusRule CRDs if absent; wait until served."""

@@ -62,13 +62,14 @@ def checkov_findings(props: NodeLocalDNSProps, directory: Path) -> set[str]:
     [
         ({}, set(), set()),
         # CKV_K8S_28 passes on drop: [ALL] although NET_RAW is added back, for legacy-backend nodes;
-        # CKV_K8S_25 fails on any added capability, and these are the ones the binaries need.
-        ({"privileged": False}, {"CKV_K8S_16", "CKV_K8S_20", "CKV_K8S_28", "CKV_K8S_37"}, {"CKV_K8S_25"}),
+        # CKV_K8S_25 fails on any added capability, and these are the ones the binaries need;
+        # CKV_K8S_31 passes on the containers' RuntimeDefault seccomp profile.
+        ({"privileged": False}, {"CKV_K8S_16", "CKV_K8S_20", "CKV_K8S_28", "CKV_K8S_31", "CKV_K8S_37"}, {"CKV_K8S_25"}),
         # The keeper has a readiness probe (its rules) and no liveness probe: it exits on failure.
         ({"interception": "fallthrough"}, set(), {"CKV_K8S_8"}),
         (
             {"interception": "fallthrough", "privileged": False},
-            {"CKV_K8S_16", "CKV_K8S_20", "CKV_K8S_28", "CKV_K8S_37"},
+            {"CKV_K8S_16", "CKV_K8S_20", "CKV_K8S_28", "CKV_K8S_31", "CKV_K8S_37"},
             {"CKV_K8S_25", "CKV_K8S_8"},
         ),
     ],

@@ -653,6 +653,7 @@ def test_without_privilege_node_cache_writing_its_rules_gets_net_admin_bind_and_
         "privileged": False,
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
     }
 
 
@@ -666,11 +667,13 @@ def test_without_privilege_in_fallthrough_node_cache_needs_no_net_raw_and_the_ke
         "privileged": False,
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_BIND_SERVICE"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
     }
     assert keeper["securityContext"] == {
         "privileged": False,
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN", "NET_RAW"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
     }
 
 

@@ -1,0 +1,307 @@
+"""The data-plane test bed's node run by a real kubelet: the synthesized DaemonSet as a cluster runs it.
+
+:class:`RealNodeBed` is the test bed of :mod:`tests.e2e.netns` (node, pod and cluster-DNS
+namespaces, cluster CoreDNS) whose node is a real one (:class:`tests.harness.node.RealNode`):
+containerd and kubelet v1.34.4 in the node's namespace, registered with the simulated
+cluster's API server, where the real DaemonSet controller and scheduler give it the pod of
+the synthesized DaemonSet; and the real kube-proxy v1.34.4, in iptables or nftables mode,
+programming the kube-dns and kube-dns-upstream ClusterIPs from the real Services and their
+EndpointSlices. The EndpointSlices name cluster CoreDNS's address (``fd01::53``, the
+kube-dns pod's IP): no endpoint controller runs, and cluster CoreDNS is no pod of this
+cluster, so the bed writes them as the EndpointSlice controller would.
+
+The synthesized objects are applied by ``deploy`` unchanged but for one flag, added by
+:func:`setup_interface_off` and nowhere else: ``-setupinterface=false``. This kernel has no
+dummy interfaces, so node-cache cannot create ``nodelocaldns``; ``fd00::10`` and the kube-dns
+ClusterIP sit on the node's ``lo`` instead (local delivery, as on the dummy interface). A
+pre-made interface of that name does not survive a rolling restart: node-cache deletes it
+when it stops.
+
+The images come from :mod:`tests.harness.images` (pause, and node-cache's image around the
+binary the data-plane tests find); without that binary the tests are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Self
+
+from constructs_nld import NodeLocalDNSProps, defaults
+from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source
+from constructs_nld.deploy.source import AppChart, AppSource
+from tests.e2e import probes
+from tests.e2e.netns import KUBE_DNS_ENDPOINT, NODE_UPLINK_IP, SERVICE_CIDR, ClusterIPs, Testbed
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.pods import Bridge
+from tests.harness.images import ImageArchive, node_cache_image, pause_image
+from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
+from tests.harness.process import wait_until
+from tests.simcluster import SimulatedCluster
+
+__all__ = [
+    "NODE_NAME",
+    "NODE_USERS",
+    "Deployed",
+    "RealNodeBed",
+    "node_images",
+    "setup_interface_off",
+]
+
+NODE_NAME: Final = "nld-node-0"
+NODE_USERS: Final = (node_user(NODE_NAME), kube_proxy_user(NODE_NAME))
+"""The API users of the node's kubelet and kube-proxy."""
+
+_NAMESPACE: Final = defaults.NAMESPACE
+_PODS: Final = f"/api/v1/namespaces/{_NAMESPACE}/pods"
+_SLICES: Final = f"/apis/discovery.k8s.io/v1/namespaces/{_NAMESPACE}/endpointslices"
+_UNUSED_CLUSTER_IP: Final = str(SERVICE_CIDR.broadcast_address - 1)
+"""The zone's record for kube-dns-upstream before the API server allocates it (never queried)."""
+
+
+def node_images(directory: Path) -> list[ImageArchive]:
+    """pause and node-cache's image, built once into ``directory``; skips the module without the binary."""
+    binary = node_cache_binary_or_skip()
+    return [pause_image(directory), node_cache_image(directory, name=defaults.IMAGE, node_cache=binary)]
+
+
+def setup_interface_off(source: AppSource) -> AppSource:
+    """``source`` with ``-setupinterface=false`` added to node-cache's args: the bed's only change."""
+
+    def synthesize(cluster_ip: str | None) -> tuple[AppChart, ...]:
+        charts = tuple(source(cluster_ip))
+        for chart in charts:
+            for obj in chart.objects:
+                if obj["kind"] != "DaemonSet":
+                    continue
+                for container in obj["spec"]["template"]["spec"]["containers"]:
+                    if "-localip" in (container.get("args") or []):
+                        container["args"].append("-setupinterface=false")
+        return charts
+
+    return synthesize
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """What a deploy reported, and its lines."""
+
+    report: DeployReport
+    output: str
+
+
+def _endpoint_slice(service: str, address: str) -> dict[str, Any]:
+    """An EndpointSlice of ``service`` with one ready endpoint at ``address``, ports dns (UDP) and dns-tcp."""
+    return {
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {
+            "name": f"{service}-test-bed",
+            "namespace": _NAMESPACE,
+            "labels": {
+                "kubernetes.io/service-name": service,
+                "endpointslice.kubernetes.io/managed-by": "nld-test-bed",
+            },
+        },
+        "addressType": "IPv6",
+        "endpoints": [{"addresses": [address], "conditions": {"ready": True}}],
+        "ports": [
+            {"name": "dns", "port": 53, "protocol": "UDP"},
+            {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+        ],
+    }
+
+
+class RealNodeBed:
+    """The test bed with a real node, on ``sim`` (which must know :data:`NODE_USERS`); a context manager.
+
+    ``proxy_mode`` picks kube-proxy's mode. :meth:`deploy` runs ``deploy`` on an app;
+    :meth:`close` deletes the DaemonSet and waits for its pods to go (kubelet stops them as on
+    any node), then stops the node and the bed.
+    """
+
+    def __init__(
+        self, sim: SimulatedCluster, workdir: Path, images: list[ImageArchive], *, proxy_mode: ProxyMode = "iptables"
+    ) -> None:
+        """Plan the bed; :meth:`__enter__` builds it."""
+        self.sim = sim
+        self.rest = sim.control_plane.fixture_api()
+        self.workdir = workdir
+        self.images = images
+        self.proxy_mode = proxy_mode
+        self._stack = contextlib.ExitStack()
+        self.bed: Testbed
+        self.node: RealNode
+        self.proxy: KubeProxy
+
+    def __enter__(self) -> Self:
+        """Build the namespaces and cluster DNS, bridge the API server into the node, start the node."""
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """:meth:`close`."""
+        self.close()
+
+    def _service_ip(self, namespace: str, name: str) -> str:
+        service = self.rest.get(f"/api/v1/namespaces/{namespace}/services/{name}")
+        assert service is not None, f"service {namespace}/{name} missing"
+        return str(ipaddress.ip_address(service["spec"]["clusterIP"]))
+
+    def _build(self) -> None:
+        control_plane = self.sim.control_plane
+        ips = ClusterIPs(
+            kubernetes=self._service_ip("default", "kubernetes"),
+            kube_dns=self._service_ip(_NAMESPACE, "kube-dns"),
+            kube_dns_upstream=_UNUSED_CLUSTER_IP,
+            others=(),
+        )
+        self.bed = self._stack.enter_context(
+            Testbed(workdir=self.workdir / "bed", upstream_ports=(), ips=ips, kube_proxy_rules=False)
+        )
+        for service in ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
+            self.rest.request("POST", _SLICES, body=_endpoint_slice(service, KUBE_DNS_ENDPOINT), ok=(201, 409))
+            self._stack.callback(self.rest.request, "DELETE", f"{_SLICES}/{service}-test-bed", ok=(200, 202, 404))
+        port = int(control_plane.server.rsplit(":", 1)[1])
+        bridge = Bridge(
+            listen_namespace=self.bed.node,
+            listen=("127.0.0.1", port),
+            target_namespace=None,
+            target=("127.0.0.1", port),
+            directory=self.workdir / "bridge",
+        )
+        self._stack.callback(bridge.stop)
+        bridge.start()
+        resolv = self.bed.node.etc_dir / "resolv.conf"
+        binaries = control_plane.cache_dir / "bin"
+        self.proxy = proxy = KubeProxy(
+            name=NODE_NAME,
+            netns=self.bed.node.name,
+            mode=self.proxy_mode,
+            directory=self.workdir / "kube-proxy",
+            binary=binaries / "kube-proxy",
+            kubeconfig=control_plane.kubeconfig_for(kube_proxy_user(NODE_NAME)),
+        )
+        self.node = self._stack.enter_context(
+            RealNode(
+                name=NODE_NAME,
+                netns=self.bed.node.name,
+                node_ip=NODE_UPLINK_IP,
+                directory=self.workdir / "node",
+                kubelet_binary=binaries / "kubelet",
+                kubeconfig=control_plane.kubeconfig_for(node_user(NODE_NAME)),
+                rest=self.rest,
+                images=self.images,
+                resolv_conf=resolv,
+                cluster_dns=ips.kube_dns,
+                proxy=proxy,
+            )
+        )
+        self._stack.callback(self._delete_daemon_sets)
+        self.wait_for("kube-proxy to program kube-dns", lambda: self.proxy.programs(ips.kube_dns), 60)
+
+    def close(self) -> None:
+        """Tear down in reverse order; idempotent."""
+        self._stack.close()
+
+    def reset(self) -> None:
+        """The cluster reset for the next test (the Node stays), once kubelet has stopped the node's pods."""
+        self.sim.reset(nodes=False)
+        wait_until("the node's pods to be stopped", lambda: not self.pods(), 90, 0.2, watch=(self.node.kubelet,))
+        wait_until("node-cache's rules to be gone", lambda: not probes.node_cache_rules(self.bed.node), 30, 0.2)
+
+    def _delete_daemon_sets(self) -> None:
+        """Delete every DaemonSet of the namespace and wait until kubelet has stopped their pods."""
+        collection = f"/apis/apps/v1/namespaces/{_NAMESPACE}/daemonsets"
+        for item in self.rest.items(collection):
+            self.rest.request(
+                "DELETE",
+                f"{collection}/{item['metadata']['name']}",
+                body={"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Foreground"},
+                ok=(200, 202, 404),
+            )
+        wait_until("the node's pods to be stopped", lambda: not self.pods(), 90, 0.2)
+
+    # --------------------------------------------------------------------- the app ---
+    def deploy(self, props: NodeLocalDNSProps | None = None, **options: Any) -> Deployed:
+        """``deploy`` of ``props`` (default: the spec's) with ``options``, as a user runs it; its report and lines."""
+        client = load_client(str(self.sim.control_plane.kubeconfig_path), None, timeout=10)
+        lines: list[str] = []
+        source = setup_interface_off(props_source(props or NodeLocalDNSProps()))
+        report = deploy(client, source, DeployOptions(**options), out=lines.append)
+        return Deployed(report, "\n".join(lines))
+
+    def pods(self) -> list[dict[str, Any]]:
+        """The node-cache pods (any phase, deleting ones too)."""
+        return self.rest.items(_PODS, labelSelector="k8s-app=node-local-dns")
+
+    def node_cache_pod(self, timeout: float = 60) -> dict[str, Any]:
+        """The one pod on the node once it is Ready (and not deleting)."""
+        found: list[dict[str, Any]] = []
+
+        def ready() -> bool:
+            found[:] = [
+                p
+                for p in self.pods()
+                if not p["metadata"].get("deletionTimestamp")
+                and any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions") or [])
+            ]
+            return len(found) == 1
+
+        wait_until("the node-cache pod to be Ready", ready, timeout, 0.2, watch=(self.node.kubelet,))
+        return found[0]
+
+    def container_pid(self, pod: dict[str, Any], container: str = "node-cache") -> int:
+        """The host pid of ``container``'s process in ``pod`` (from containerd's task list)."""
+        (status,) = [s for s in pod["status"]["containerStatuses"] if s["name"] == container]
+        container_id = status["containerID"].removeprefix("containerd://")
+        for line in self.node.containerd.ctr("tasks", "list").splitlines()[1:]:
+            fields = line.split()
+            if fields and fields[0] == container_id:
+                return int(fields[1])
+        raise LookupError(f"no task for container {container} ({container_id}) of {pod['metadata']['name']}")
+
+    def node_cache_requests(self) -> float:
+        """Lookups node-cache received on the kube-dns ClusterIP (its metrics at the node's address)."""
+        url = f"http://[{NODE_UPLINK_IP}]:{defaults.METRICS_PORT}/metrics"
+        server = f"dns://[{self.bed.ips.kube_dns}]:53"
+        return probes.scrape(self.bed.node, url).total("coredns_dns_requests_total", server=server)
+
+    def wait_intercepting(self, name: str = "kubernetes.default.svc.cluster.local") -> None:
+        """Until the pod is Ready, kube-proxy programs kube-dns-upstream and a lookup of ``name`` reaches node-cache."""
+        self.node_cache_pod()
+        upstream = self.rest.get(f"/api/v1/namespaces/{_NAMESPACE}/services/{defaults.UPSTREAM_SERVICE_NAME}")
+        assert upstream is not None, "kube-dns-upstream missing"
+        address = upstream["spec"]["clusterIP"]
+        self.wait_for("kube-proxy to program kube-dns-upstream", lambda: self.proxy.programs(address))
+
+        def intercepted() -> bool:
+            try:
+                served = self.node_cache_requests()
+            except RuntimeError:  # its metrics listener not up yet
+                return False
+            probes.dig(self.bed.pod, name, "AAAA")
+            return self.node_cache_requests() > served
+
+        self.wait_for("a pod's lookup to reach node-cache", intercepted, 30)
+
+    def roll(self) -> None:
+        """A rolling update as a change makes one: a new template annotation; the controller and kubelet do the rest."""
+        self.rest.request(
+            "PATCH",
+            f"/apis/apps/v1/namespaces/{_NAMESPACE}/daemonsets/node-local-dns",
+            body={"spec": {"template": {"metadata": {"annotations": {"test/rolled": str(time.time())}}}}},
+            content_type="application/merge-patch+json",
+        )
+
+    def wait_for(self, what: str, check: Callable[[], bool], timeout: float = 60) -> float:
+        """Poll ``check`` while the node runs; fail naming ``what``."""
+        return wait_until(what, check, timeout, 0.2, watch=(self.node.kubelet, self.node.containerd))
