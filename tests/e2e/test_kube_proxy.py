@@ -97,7 +97,7 @@ def test_node_cache_takes_the_lookups_to_the_cluster_ip_before_kube_proxy_sees_t
     results.append(probes.dig(node.bed.pod, NAME, "AAAA", tcp=True))
 
     assert all(r.status == "NOERROR" for r in results), [r.output for r in results]
-    assert node.node_cache_requests() == served + 3
+    assert node.node_cache_requests() >= served + 3
     # The misses went on over TCP through kube-dns-upstream, which kube-proxy DNATs; no pod lookup reached CoreDNS.
     assert cluster_requests(node, "udp") == udp
     assert cluster_requests(node, "tcp") >= tcp + 1
@@ -117,7 +117,7 @@ def test_an_existing_conntrack_entry_does_not_keep_a_flow_on_kube_proxys_path(no
     result = probes.dig(node.bed.pod, NAME, "AAAA", source=f"{POD_IP}#{sport}")
 
     assert result.status == "NOERROR", result.output
-    assert node.node_cache_requests() == served + 1
+    assert node.node_cache_requests() > served
     assert cluster_requests(node, "udp") == udp
 
 
@@ -128,7 +128,7 @@ def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_th
     node.wait_intercepting()
     pid = node.container_pid(node.node_cache_pod())
     udp = cluster_requests(node, "udp")
-    load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, (NAME,), rate=200, count=1600)
+    load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, (NAME,), rate=200, count=2400)
     time.sleep(2.0)
 
     sigterm = time.monotonic()
@@ -137,19 +137,21 @@ def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_th
     exited = time.monotonic()
     result = load.result()
 
-    after = result.between(exited, math.inf)
-    assert len(after) > 100, f"exit {exited - sigterm:.2f} s after the signal; {len(result.lookups)} lookups"
+    assert result.between(exited, math.inf), f"exit {exited - sigterm:.2f} s after the signal: the load ended first"
     assert len(result.failed) <= 5, result.failed
-    # Between the exit and kubelet's restart, lookups went through kube-proxy's DNAT to CoreDNS over UDP.
-    assert cluster_requests(node, "udp") > udp
+    # From the rules' removal to kubelet's restart, lookups went through kube-proxy's DNAT to CoreDNS over UDP.
+    fell_through = cluster_requests(node, "udp") - udp
+    assert fell_through > 50
     node.wait_for("kubelet to restart node-cache", lambda: _restarts(node) >= 1, 60)
     node.wait_intercepting()
-    served = node.node_cache_requests()
+    served, udp = node.node_cache_requests(), cluster_requests(node, "udp")
     assert probes.dig(node.bed.pod, NAME, "AAAA").status == "NOERROR"
-    assert node.node_cache_requests() == served + 1
+    assert node.node_cache_requests() > served
+    assert cluster_requests(node, "udp") == udp
     measured(
         f"kube-proxy {node.proxy_mode}, SIGTERM under 200 lookups/s: exit {exited - sigterm:.2f} s after the "
-        f"signal, {len(result.failed)} of {len(result.lookups)} lookups lost, then kubelet restarted node-cache"
+        f"signal, {len(result.failed)} of {len(result.lookups)} lookups lost, "
+        f"{fell_through:.0f} through kube-proxy to CoreDNS, then kubelet restarted node-cache"
     )
 
 

@@ -368,7 +368,7 @@ class KubeProxy(Process):
 
     It watches Services and EndpointSlices as on any node; the conntrack sysctls it would
     tune machine-wide are left alone (``maxPerCore: 0`` and zero timeouts mean "do not set").
-    Up once its ``/healthz`` (in the node's namespace) answers 200 after its first sync.
+    Up once its ``/healthz`` (in the node's namespace) answers 200; :meth:`programs` tells when a Service is synced.
     """
 
     health_interval = 0.2
@@ -393,9 +393,13 @@ class KubeProxy(Process):
         return self.directory / "kube-proxy.yaml"
 
     def prepare(self, attempt: int) -> None:
-        """The configuration: the mode, a one-second sync, no machine-wide sysctl."""
+        """The configuration: the mode, kube-proxy's own sync periods, no machine-wide sysctl.
+
+        The default periods (a full resync every 30 s, changes applied within the 1 s
+        ``minSyncPeriod``) are a node's: a faster resync would hold the xtables lock that
+        node-cache shares every second, and slow node-cache's own rule changes.
+        """
         self.directory.mkdir(parents=True, exist_ok=True)
-        sync = {"syncPeriod": "1s", "minSyncPeriod": "0s"}
         self.config_path.write_text(
             yaml.safe_dump(
                 {
@@ -406,8 +410,6 @@ class KubeProxy(Process):
                     "mode": self.mode,
                     "healthzBindAddress": "127.0.0.1:10256",
                     "metricsBindAddress": "127.0.0.1:10249",
-                    "iptables": sync,
-                    "nftables": sync,
                     "conntrack": {
                         "maxPerCore": 0,
                         "min": 0,
