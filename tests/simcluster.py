@@ -42,6 +42,9 @@ from tests.harness.controlplane import ControlPlane
 from tests.harness.kwokstages import PodFate, kwok_stages
 from tests.harness.process import wait_until
 
+NOT_READY = "node.kubernetes.io/not-ready"
+"""The taint the node lifecycle controller keeps on a node while it is not Ready."""
+
 __all__ = [
     "CONTROLLER_MANAGER_USER",
     "KWOK_USER",
@@ -172,14 +175,16 @@ class SimulatedCluster:
         self.kwok.start()
 
     def add_nodes(self, nodes: Iterable[FleetNode]) -> None:
-        """Create ``nodes`` and wait until kwok reports each Ready or NotReady, and NotReady ones are tainted.
+        """Create ``nodes`` and wait until each has settled as the DaemonSet controller will see it.
 
-        Waiting for the ``not-ready:NoSchedule`` taint of NotReady nodes (DaemonSet pods
-        tolerate the ``NoExecute`` one) keeps a DaemonSet applied right after from making a
-        pod for such a node: that pod would stay Pending, and count against
-        ``maxUnavailable`` in every later rollout. Waiting for the TTL controller's annotation
-        on each node keeps a DaemonSet applied right after from being counted against a node
-        cache that lacks the newest nodes (its ``desiredNumberScheduled`` would be short).
+        A Ready node must report Ready and be rid of the node lifecycle controller's
+        ``not-ready`` taint, which it puts on a node that registers before reporting Ready and
+        lifts a moment later: a DaemonSet applied meanwhile does not count that node (its pods
+        tolerate ``not-ready:NoExecute``, not ``NoSchedule``), and its ``desiredNumberScheduled``
+        is short. A NotReady node must carry that ``NoSchedule`` taint: a DaemonSet applied
+        right after would otherwise make it a pod that stays Pending, and counts against
+        ``maxUnavailable`` in every later rollout. Each node must also carry the TTL
+        controller's annotation: the controllers' shared node cache holds it.
         """
         rest = self.control_plane.fixture_api()
         wanted = {node.name: node for node in nodes}
@@ -196,9 +201,9 @@ class SimulatedCluster:
                 taints = {(t["key"], t["effect"]) for t in item.get("spec", {}).get("taints") or []}
                 if TTL_ANNOTATION not in (item["metadata"].get("annotations") or {}):
                     continue
-                if node.ready and ready == "True":
+                if node.ready and ready == "True" and not any(key == NOT_READY for key, _ in taints):
                     done += 1
-                elif not node.ready and ready == "False" and ("node.kubernetes.io/not-ready", "NoSchedule") in taints:
+                elif not node.ready and ready == "False" and (NOT_READY, "NoSchedule") in taints:
                     done += 1
             return done == len(wanted)
 
