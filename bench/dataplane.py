@@ -56,15 +56,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from constructs_nld import NodeLocalDNSProps, defaults  # noqa: E402
+from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from tests.e2e import probes  # noqa: E402
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
-from tests.e2e.realnode import NODE_USERS, RealNodeBed  # noqa: E402
+from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
-from tests.harness.images import node_cache_image, pause_image  # noqa: E402
-from tests.harness.node import ProxyMode  # noqa: E402
-from tests.simcluster import SimulatedCluster  # noqa: E402
+from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
 
 NO_NLD = "(i) kube-dns ClusterIP → kube-proxy DNAT → cluster CoreDNS (no NLD)"
 INTERCEPTED = "(iii) kube-dns ClusterIP intercepted by node-cache"
@@ -223,14 +221,9 @@ def dnsperf(
     return stats, tuple(latencies), wrong, rcodes
 
 
-def cluster_total(bed: Testbed) -> float:
-    """Cluster CoreDNS's ``coredns_dns_requests_total``."""
-    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total")
-
-
 def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], args: argparse.Namespace) -> Run:
     """One dnsperf run at ``server``, with cluster CoreDNS's request counter read around it."""
-    before = cluster_total(bed)
+    before = probes.cluster_requests(bed)
     stats, latencies, wrong, rcodes = dnsperf(bed.pod, server, datafile, mix, args)
     return Run(
         sent=int(stats["Queries sent"]),
@@ -240,7 +233,7 @@ def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], a
         latencies=latencies,
         wrong=wrong,
         rcodes=rcodes,
-        cluster_requests=cluster_total(bed) - before,
+        cluster_requests=probes.cluster_requests(bed) - before,
     )
 
 
@@ -306,23 +299,12 @@ def measure_all(
     return results, mix
 
 
-PROXY_MODES: tuple[ProxyMode, ...] = ("iptables", "nftables")
-REAL_NAMES = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
-"""The names the real node's cluster CoreDNS serves (its bed has no other Services)."""
-
-
 def measure_real_nodes(binary: Path, workdir: Path, args: argparse.Namespace) -> dict[tuple[str, ProxyMode], Lookups]:
     """Paths (i) and (iii) by resolver-style lookups on a real node per kube-proxy mode."""
-    images = [
-        pause_image(workdir / "images"),
-        node_cache_image(workdir / "images", name=defaults.IMAGE, node_cache=binary),
-    ]
+    images = node_images(workdir / "images", binary)
     results: dict[tuple[str, ProxyMode], Lookups] = {}
     for proxy in PROXY_MODES:
-        with (
-            SimulatedCluster(node_users=NODE_USERS) as sim,
-            RealNodeBed(sim, workdir / proxy, images, proxy_mode=proxy) as node,
-        ):
+        with real_node(workdir / proxy, images, proxy_mode=proxy) as node:
             for label in (NO_NLD, INTERCEPTED):
                 if label == INTERCEPTED:
                     node.deploy(wait=True, stall_after=60)
@@ -332,7 +314,7 @@ def measure_real_nodes(binary: Path, workdir: Path, args: argparse.Namespace) ->
                 for run in range(args.runs):
                     before = probes.conntrack_count(node.bed.node)
                     load = ResolverLoad(
-                        node.bed.pod, node.bed.ips.kube_dns, REAL_NAMES, rate=args.rate, count=args.lookups
+                        node.bed.pod, node.bed.ips.kube_dns, SERVED_NAMES, rate=args.rate, count=args.lookups
                     )
                     runs.append(load.result())
                     if run == 0:

@@ -47,16 +47,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from constructs_nld import NodeLocalDNSProps, defaults  # noqa: E402
+from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from constructs_nld.props import Interception  # noqa: E402
 from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
 from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402
-from tests.e2e.realnode import NODE_USERS, RealNodeBed  # noqa: E402
+from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
-from tests.harness.images import node_cache_image, pause_image  # noqa: E402
-from tests.harness.node import ProxyMode  # noqa: E402
-from tests.simcluster import SimulatedCluster  # noqa: E402
+from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
 
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "disruption.png"
 NAMES = (
@@ -69,9 +67,6 @@ LEAD = 5.0
 CRASH_LOOP_DELAYS = (1.0, 10.0, 20.0, 40.0)
 """Kubelet's restarts of a crashing container: at its next pod sync (about 1 s), then 10 s doubling."""
 MODES: tuple[Interception, ...] = ("node-cache", "fallthrough")
-PROXY_MODES: tuple[ProxyMode, ...] = ("iptables", "nftables")
-REAL_NAMES = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
-"""The names the real node's cluster CoreDNS serves (its bed has no other Services)."""
 REAL_TAIL = 12.0
 """Seconds of load after the disruption on the real node: the new pod is Ready within a few."""
 
@@ -214,16 +209,10 @@ class RealOutcome:
 
 def real_node_outcomes(binary: Path, workdir: Path, args: argparse.Namespace) -> list[RealOutcome]:
     """(a) and (b) on a real node per kube-proxy mode, in each interception mode, each from a fresh deploy."""
-    images = [
-        pause_image(workdir / "images"),
-        node_cache_image(workdir / "images", name=defaults.IMAGE, node_cache=binary),
-    ]
+    images = node_images(workdir / "images", binary)
     outcomes = []
     for proxy in PROXY_MODES:
-        with (
-            SimulatedCluster(node_users=NODE_USERS) as sim,
-            RealNodeBed(sim, workdir / proxy, images, proxy_mode=proxy) as node,
-        ):
+        with real_node(workdir / proxy, images, proxy_mode=proxy) as node:
             for mode in MODES:
                 for case in ("(a) rolling update", "(b) SIGKILL, kubelet's restart"):
                     node.deploy(NodeLocalDNSProps(interception=mode), wait=True, stall_after=60)
@@ -232,7 +221,7 @@ def real_node_outcomes(binary: Path, workdir: Path, args: argparse.Namespace) ->
                     load = ResolverLoad(
                         node.bed.pod,
                         node.bed.ips.kube_dns,
-                        REAL_NAMES,
+                        SERVED_NAMES,
                         rate=args.rate,
                         count=count,
                         timeout=args.timeout,

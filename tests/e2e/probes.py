@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tests.e2e.netns import Namespace
+from tests.e2e.netns import Namespace, Testbed
 from tests.harness.process import wait_until
 
 __all__ = [
@@ -166,6 +166,11 @@ def scrape(namespace: Namespace, url: str) -> Metrics:
     if status != 200:
         raise RuntimeError(f"GET {url} from {namespace.name}: HTTP {status}: {body[:200]}")
     return parse_metrics(body)
+
+
+def cluster_requests(bed: Testbed, **labels: str) -> float:
+    """Cluster CoreDNS's ``coredns_dns_requests_total`` over the series carrying ``labels``, scraped from the node."""
+    return scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total", **labels)
 
 
 def dnat_packets(namespace: Namespace, chain: str) -> int:

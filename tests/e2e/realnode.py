@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Self
@@ -36,7 +37,6 @@ from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_clie
 from constructs_nld.deploy.source import AppChart, AppSource
 from tests.e2e import probes
 from tests.e2e.netns import KUBE_DNS_ENDPOINT, NODE_UPLINK_IP, SERVICE_CIDR, ClusterIPs, Testbed
-from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.pods import Bridge
 from tests.harness.images import ImageArchive, node_cache_image, pause_image
 from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
@@ -44,17 +44,24 @@ from tests.harness.process import wait_until
 from tests.simcluster import SimulatedCluster
 
 __all__ = [
+    "IMAGE_DIR",
     "NODE_NAME",
     "NODE_USERS",
+    "SERVED_NAMES",
     "Deployed",
     "RealNodeBed",
     "node_images",
+    "real_node",
     "setup_interface_off",
 ]
 
 NODE_NAME: Final = "nld-node-0"
 NODE_USERS: Final = (node_user(NODE_NAME), kube_proxy_user(NODE_NAME))
 """The API users of the node's kubelet and kube-proxy."""
+IMAGE_DIR: Final = Path(os.environ.get("NLD_IMAGE_DIR", "/tmp/nld-test-images"))
+"""Where the tests build the node's images (``$NLD_IMAGE_DIR``), kept across runs."""
+SERVED_NAMES: Final = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
+"""Names the bed's cluster CoreDNS serves: its zone holds only the API server's Services."""
 
 _NAMESPACE: Final = defaults.NAMESPACE
 _PODS: Final = f"/api/v1/namespaces/{_NAMESPACE}/pods"
@@ -63,10 +70,21 @@ _UNUSED_CLUSTER_IP: Final = str(SERVICE_CIDR.broadcast_address - 1)
 """The zone's record for kube-dns-upstream before the API server allocates it (never queried)."""
 
 
-def node_images(directory: Path) -> list[ImageArchive]:
-    """pause and node-cache's image, built once into ``directory``; skips the module without the binary."""
-    binary = node_cache_binary_or_skip()
-    return [pause_image(directory), node_cache_image(directory, name=defaults.IMAGE, node_cache=binary)]
+def node_images(directory: Path, node_cache: Path) -> list[ImageArchive]:
+    """pause and the image of the ``node_cache`` binary under the manifests' name, built once into ``directory``."""
+    return [pause_image(directory), node_cache_image(directory, name=defaults.IMAGE, node_cache=node_cache)]
+
+
+@contextlib.contextmanager
+def real_node(
+    workdir: Path, images: list[ImageArchive], *, proxy_mode: ProxyMode = "iptables"
+) -> Iterator[RealNodeBed]:
+    """A simulated cluster that knows the real node's users, and the bed of that node, torn down after."""
+    with (
+        SimulatedCluster(node_users=NODE_USERS) as sim,
+        RealNodeBed(sim, workdir, images, proxy_mode=proxy_mode) as bed,
+    ):
+        yield bed
 
 
 def setup_interface_off(source: AppSource) -> AppSource:

@@ -33,11 +33,6 @@ NODE_METRICS_URL = f"http://[{NODE_IP}]:9253/metrics"
 """The ``prometheus :9253`` listener, at the node IP, as Prometheus scrapes a hostNetwork pod."""
 
 
-def cluster_requests(bed: Testbed, **labels: str) -> float:
-    """``coredns_dns_requests_total`` of the cluster CoreDNS (the kube-dns endpoint)."""
-    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total", **labels)
-
-
 def sep_chain(bed: Testbed, service: str, port_name: str) -> str:
     """kube-proxy's endpoint chain for ``kube-system/<service>:<port_name>``."""
     (port,) = [p for p in bed.kube_proxy_ports() if p.service == service and p.port_name == port_name]
@@ -92,7 +87,7 @@ def test_pod_resolves_cluster_name_via_kube_dns_cluster_ip(testbed: Testbed) -> 
     """The pod's resolv.conf names the kube-dns ClusterIP; kube-proxy's DNAT takes it to cluster CoreDNS."""
     chain = sep_chain(testbed, "kube-dns", "dns")
     dnat_before = probes.dnat_packets(testbed.node, chain)
-    udp_before = cluster_requests(testbed, proto="udp", zone="cluster.local.")
+    udp_before = probes.cluster_requests(testbed, proto="udp", zone="cluster.local.")
 
     result = probes.dig(testbed.pod, "kubernetes.default.svc.cluster.local", "AAAA")
 
@@ -100,7 +95,7 @@ def test_pod_resolves_cluster_name_via_kube_dns_cluster_ip(testbed: Testbed) -> 
     assert result.answers == ("fd00:ec2::1",), result.output
     assert result.server.startswith(f"{testbed.ips.kube_dns}#53"), result.output
     assert probes.dnat_packets(testbed.node, chain) == dnat_before + 1
-    assert cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before + 1
+    assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before + 1
 
 
 def test_pod_resolves_cluster_name_over_tcp_via_kube_dns_cluster_ip(testbed: Testbed) -> None:
@@ -138,25 +133,25 @@ def test_pod_gets_nxdomain_for_unknown_cluster_name(testbed: Testbed) -> None:
 
 def test_pod_resolves_external_name_via_cluster_coredns(testbed: Testbed) -> None:
     """Without NodeLocal DNS, external names too go through cluster CoreDNS (its ``forward .``)."""
-    before = cluster_requests(testbed, zone=".")
+    before = probes.cluster_requests(testbed, zone=".")
 
     result = probes.dig(testbed.pod, "www.example.org", "AAAA")
 
     assert result.status == "NOERROR", result.output
     assert result.answers == ("2001:db8::f1",), result.output
-    assert cluster_requests(testbed, zone=".") == before + 1
+    assert probes.cluster_requests(testbed, zone=".") == before + 1
 
 
 def test_node_resolves_external_name_via_its_resolv_conf(testbed: Testbed) -> None:
     """The node's /etc/resolv.conf (what ``__PILLAR__UPSTREAM__SERVERS__`` leads to) reaches the internet stub."""
-    before = cluster_requests(testbed)
+    before = probes.cluster_requests(testbed)
 
     result = probes.dig(testbed.node, "example.com", "AAAA")
 
     assert result.status == "NOERROR", result.output
     assert result.answers == ("2001:db8::e1",), result.output
     assert result.server.startswith("fd03::53#53"), result.output
-    assert cluster_requests(testbed) == before
+    assert probes.cluster_requests(testbed) == before
 
 
 # ------------------------------------- node-cache's command line, from the synth ---
@@ -239,8 +234,8 @@ class TestSynthesizedCorefileOnCoreDNS:
     ) -> None:
         to_upstream = f"[{testbed.ips.kube_dns_upstream}]:53"
         forwarded_before = node_metrics(testbed).total("coredns_proxy_request_duration_seconds_count", to=to_upstream)
-        tcp_before = cluster_requests(testbed, proto="tcp", zone="cluster.local.")
-        udp_before = cluster_requests(testbed, proto="udp", zone="cluster.local.")
+        tcp_before = probes.cluster_requests(testbed, proto="tcp", zone="cluster.local.")
+        udp_before = probes.cluster_requests(testbed, proto="udp", zone="cluster.local.")
 
         result = probes.dig(testbed.pod, "web.shop.svc.cluster.local", "AAAA", server=LOCAL_IP)
 
@@ -248,8 +243,8 @@ class TestSynthesizedCorefileOnCoreDNS:
         assert result.answers == (testbed.ips.others[0].cluster_ip,), result.output
         forwarded = node_metrics(testbed).total("coredns_proxy_request_duration_seconds_count", to=to_upstream)
         assert forwarded == forwarded_before + 1
-        assert cluster_requests(testbed, proto="tcp", zone="cluster.local.") == tcp_before + 1
-        assert cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before
+        assert probes.cluster_requests(testbed, proto="tcp", zone="cluster.local.") == tcp_before + 1
+        assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before
         # The kube-dns-upstream ClusterIP reached cluster CoreDNS through kube-proxy's OUTPUT DNAT.
         assert probes.dnat_packets(testbed.node, sep_chain(testbed, "kube-dns-upstream", "dns-tcp")) >= 1
 
@@ -263,14 +258,14 @@ class TestSynthesizedCorefileOnCoreDNS:
             )
 
         forwarded_before = to_resolvers()
-        cluster_before = cluster_requests(testbed)
+        cluster_before = probes.cluster_requests(testbed)
 
         result = probes.dig(testbed.pod, "www.example.com", "AAAA", server=LOCAL_IP)
 
         assert result.status == "NOERROR", result.output
         assert result.answers == ("2001:db8::e2",), result.output
         assert to_resolvers() == forwarded_before + 1
-        assert cluster_requests(testbed) == cluster_before
+        assert probes.cluster_requests(testbed) == cluster_before
 
     def test_reverse_lookup_on_local_ip(self, run: CorefileRun, testbed: Testbed) -> None:
         result = probes.dig(testbed.pod, testbed.ips.others[1].cluster_ip, "PTR", server=LOCAL_IP)
@@ -320,14 +315,14 @@ class TestSynthesizedCorefileOnCoreDNS:
             )
 
         hits_before = hits()
-        cluster_before = cluster_requests(testbed, zone="cluster.local.")
+        cluster_before = probes.cluster_requests(testbed, zone="cluster.local.")
 
         for _ in range(2):
             result = probes.dig(testbed.pod, "kube-dns-upstream.kube-system.svc.cluster.local", server=LOCAL_IP)
             assert result.answers == (testbed.ips.kube_dns_upstream,), result.output
 
         assert hits() == hits_before + 1
-        assert cluster_requests(testbed, zone="cluster.local.") == cluster_before + 1
+        assert probes.cluster_requests(testbed, zone="cluster.local.") == cluster_before + 1
 
     def test_without_notrack_rules_kube_proxy_dnat_wins_over_the_bound_cluster_ip(
         self, run: CorefileRun, testbed: Testbed
@@ -341,14 +336,14 @@ class TestSynthesizedCorefileOnCoreDNS:
         local_before = node_metrics(testbed).total("coredns_dns_requests_total", server=listener)
         chain = sep_chain(testbed, "kube-dns", "dns")
         dnat_before = probes.dnat_packets(testbed.node, chain)
-        cluster_before = cluster_requests(testbed, proto="udp", zone="cluster.local.")
+        cluster_before = probes.cluster_requests(testbed, proto="udp", zone="cluster.local.")
 
         result = probes.dig(testbed.pod, "db.shop.svc.cluster.local", "AAAA")
 
         assert result.status == "NOERROR", result.output
         assert node_metrics(testbed).total("coredns_dns_requests_total", server=listener) == local_before
         assert probes.dnat_packets(testbed.node, chain) == dnat_before + 1
-        assert cluster_requests(testbed, proto="udp", zone="cluster.local.") == cluster_before + 1
+        assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == cluster_before + 1
 
     def test_coredns_stayed_up_without_errors(self, run: CorefileRun) -> None:
         # Past the loop plugin's self-check; nothing logged at ERROR or FATAL.

@@ -124,11 +124,6 @@ def forwarded_to(bed: Testbed, *upstreams: str) -> float:
     return sum(metrics.total("coredns_proxy_request_duration_seconds_count", to=to) for to in upstreams)
 
 
-def cluster_requests(bed: Testbed) -> float:
-    """Every query cluster CoreDNS (the kube-dns endpoint) has answered."""
-    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total")
-
-
 @pytest.fixture
 def bed(tmp_path: Path) -> Iterator[Testbed]:
     """A fresh node for one scenario; every props of this module has the same kube-dns-upstream Service."""
@@ -147,7 +142,7 @@ def test_stub_zone_is_answered_by_its_own_upstream_over_tcp_and_never_reaches_cl
         names=("corp.example",), upstreams=(f"[{CORP_UPSTREAM}]:5353",), forward=ForwardOptions(protocol="force_tcp")
     )
     start_node_cache(bed, props(zones=(zone,)))
-    cluster_before = cluster_requests(bed)
+    cluster_before = probes.cluster_requests(bed)
     resolvers_before = forwarded_to(bed, *NODE_RESOLVERS)
 
     result = probes.dig(bed.pod, "git.corp.example", "AAAA")
@@ -157,7 +152,7 @@ def test_stub_zone_is_answered_by_its_own_upstream_over_tcp_and_never_reaches_cl
     (query,) = corp.queries("git.corp.example")
     assert '"AAAA IN git.corp.example. tcp ' in query, query
     assert node_cache_metric(bed, "coredns_dns_requests_total", zone="corp.example.", type="AAAA") == 1
-    assert cluster_requests(bed) == cluster_before
+    assert probes.cluster_requests(bed) == cluster_before
     assert forwarded_to(bed, *NODE_RESOLVERS) == resolvers_before
 
 

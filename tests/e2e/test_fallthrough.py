@@ -87,13 +87,6 @@ def kube_dns_dnat(bed: Testbed, port_name: str = "dns") -> int:
     return probes.dnat_packets(bed.node, kubeproxy.endpoint_chain(port, ip, target))
 
 
-def cluster_requests(bed: Testbed) -> float:
-    """Requests cluster CoreDNS (the kube-dns endpoint) received over UDP for the cluster domain."""
-    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total(
-        "coredns_dns_requests_total", proto="udp", zone="cluster.local."
-    )
-
-
 def node_cache_requests(bed: Testbed, **labels: str) -> float:
     """node-cache's own ``coredns_dns_requests_total``."""
     return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
@@ -155,7 +148,7 @@ def test_after_a_sigkill_every_lookup_is_answered_by_cluster_coredns_within_one_
     pod = started(bed)
     load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=500, count=4000, timeout=RESOLVER_TIMEOUT)
     time.sleep(2)
-    cluster_before = cluster_requests(bed)
+    cluster_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
 
     sigkill = time.monotonic()
     pod.node_cache.kill()
@@ -171,7 +164,7 @@ def test_after_a_sigkill_every_lookup_is_answered_by_cluster_coredns_within_one_
     assert len(after) > 1000
     assert all(lookup.ok for lookup in after), [lookup for lookup in after if not lookup.ok][:5]
     # Each went to cluster CoreDNS (through kube-proxy: nothing else reaches it from the pod).
-    assert cluster_requests(bed) - cluster_before >= len(after)
+    assert probes.cluster_requests(bed, proto="udp", zone="cluster.local.") - cluster_before >= len(after)
     # Lost: only what node-cache had received and not answered when it was killed.
     assert all(lookup.sent < reaped for lookup in result.failed), result.failed
     assert result.longest_outage() < RESOLVER_TIMEOUT
@@ -243,7 +236,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -
     time.sleep(1)
     preview = NodeCache(bed, NodeLocalDNSProps(interception="fallthrough"), binary=NODE_CACHE_BINARY).invocation
     pod.node_cache.write_config_map("/etc/coredns", preview.volumes["/etc/coredns"])
-    cluster_before = cluster_requests(bed)
+    cluster_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
     assert pod.stop() == (0, 0)
     stopped = time.monotonic()
 
@@ -266,7 +259,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -
     # Every lookup after the rollout's stop was answered by cluster CoreDNS through kube-proxy.
     after = result.between(stopped, math.inf)
     assert len(after) > 1000 and all(lookup.ok for lookup in after)
-    assert cluster_requests(bed) - cluster_before >= len(after)
+    assert probes.cluster_requests(bed, proto="udp", zone="cluster.local.") - cluster_before >= len(after)
 
 
 # ---------------------------------------------------------------------- graceful stop ---

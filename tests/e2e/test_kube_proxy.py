@@ -30,25 +30,22 @@ import pytest
 from constructs_nld import NodeLocalDNSProps
 from tests.e2e import probes
 from tests.e2e.netns import POD_IP, require_root
-from tests.e2e.realnode import NODE_USERS, RealNodeBed, node_images
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import IMAGE_DIR, SERVED_NAMES, RealNodeBed, node_images, real_node
 from tests.e2e.resolver import ResolverLoad
-from tests.harness.node import ProxyMode
-from tests.simcluster import SimulatedCluster
+from tests.harness.node import PROXY_MODES, ProxyMode
 
-NODE_IMAGES = node_images(Path(os.environ.get("NLD_IMAGE_DIR", "/tmp/nld-test-images")))
-NAME = "kubernetes.default.svc.cluster.local"
+NODE_IMAGES = node_images(IMAGE_DIR, node_cache_binary_or_skip())
+NAME = SERVED_NAMES[0]
 FALLTHROUGH = NodeLocalDNSProps(interception="fallthrough")
 
 
-@pytest.fixture(scope="module", params=["iptables", "nftables"])
+@pytest.fixture(scope="module", params=PROXY_MODES)
 def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealNodeBed]:
     """A cluster and its real node with kube-proxy in the parameter's mode, for the tests of that mode."""
     require_root()
     mode: ProxyMode = request.param
-    with (
-        SimulatedCluster(node_users=NODE_USERS) as sim,
-        RealNodeBed(sim, tmp_path_factory.mktemp(f"kube-proxy-{mode}"), NODE_IMAGES, proxy_mode=mode) as bed,
-    ):
+    with real_node(tmp_path_factory.mktemp(f"kube-proxy-{mode}"), NODE_IMAGES, proxy_mode=mode) as bed:
         yield bed
 
 
@@ -57,12 +54,6 @@ def node(real: RealNodeBed) -> Iterator[RealNodeBed]:
     """The real node; after the test the cluster is reset and the node's pods are gone."""
     yield real
     real.reset()
-
-
-def cluster_requests(node: RealNodeBed, proto: str) -> float:
-    """Lookups cluster CoreDNS received over ``proto``."""
-    url = node.bed.cluster_coredns_metrics_url()
-    return probes.scrape(node.bed.node, url).total("coredns_dns_requests_total", proto=proto)
 
 
 def tracked(node: RealNodeBed, sport: int | None = None) -> list[probes.ConntrackFlow]:
@@ -77,20 +68,24 @@ def tracked(node: RealNodeBed, sport: int | None = None) -> list[probes.Conntrac
 def test_kube_proxy_alone_takes_the_pods_lookups_to_cluster_coredns(node: RealNodeBed) -> None:
     """Before NodeLocal DNSCache: the mode's own rules for both DNS Services, conntracked DNAT to CoreDNS."""
     assert node.proxy.programs(node.bed.ips.kube_dns), node.proxy.ruleset()
-    udp = cluster_requests(node, "udp")
+    udp = probes.cluster_requests(node.bed, proto="udp")
 
     result = probes.dig(node.bed.pod, NAME, "AAAA")
 
     assert result.status == "NOERROR", result.output
     assert result.server.startswith(node.bed.ips.kube_dns), result.output
-    assert cluster_requests(node, "udp") == udp + 1
+    assert probes.cluster_requests(node.bed, proto="udp") == udp + 1
     assert tracked(node)
 
 
 def test_node_cache_takes_the_lookups_to_the_cluster_ip_before_kube_proxy_sees_them(node: RealNodeBed) -> None:
     node.deploy(wait=True, stall_after=60)
     node.wait_intercepting()
-    served, udp, tcp = node.node_cache_requests(), cluster_requests(node, "udp"), cluster_requests(node, "tcp")
+    served, udp, tcp = (
+        node.node_cache_requests(),
+        probes.cluster_requests(node.bed, proto="udp"),
+        probes.cluster_requests(node.bed, proto="tcp"),
+    )
     flows = set(tracked(node))
 
     results = [probes.dig(node.bed.pod, name, "AAAA") for name in (NAME, "kube-dns.kube-system.svc.cluster.local")]
@@ -99,8 +94,8 @@ def test_node_cache_takes_the_lookups_to_the_cluster_ip_before_kube_proxy_sees_t
     assert all(r.status == "NOERROR" for r in results), [r.output for r in results]
     assert node.node_cache_requests() >= served + 3
     # The misses went on over TCP through kube-dns-upstream, which kube-proxy DNATs; no pod lookup reached CoreDNS.
-    assert cluster_requests(node, "udp") == udp
-    assert cluster_requests(node, "tcp") >= tcp + 1
+    assert probes.cluster_requests(node.bed, proto="udp") == udp
+    assert probes.cluster_requests(node.bed, proto="tcp") >= tcp + 1
     assert set(tracked(node)) <= flows, "an intercepted lookup was conntracked"
 
 
@@ -112,13 +107,13 @@ def test_an_existing_conntrack_entry_does_not_keep_a_flow_on_kube_proxys_path(no
     node.deploy(wait=True, stall_after=60)
     node.wait_intercepting()
     assert tracked(node, sport), "the entry expired before node-cache ran: the test proves nothing"
-    served, udp = node.node_cache_requests(), cluster_requests(node, "udp")
+    served, udp = node.node_cache_requests(), probes.cluster_requests(node.bed, proto="udp")
 
     result = probes.dig(node.bed.pod, NAME, "AAAA", source=f"{POD_IP}#{sport}")
 
     assert result.status == "NOERROR", result.output
     assert node.node_cache_requests() > served
-    assert cluster_requests(node, "udp") == udp
+    assert probes.cluster_requests(node.bed, proto="udp") == udp
 
 
 def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_them_back(
@@ -127,7 +122,7 @@ def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_th
     node.deploy(wait=True, stall_after=60)
     node.wait_intercepting()
     pid = node.container_pid(node.node_cache_pod())
-    udp = cluster_requests(node, "udp")
+    udp = probes.cluster_requests(node.bed, proto="udp")
     load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, (NAME,), rate=200, count=2400)
     time.sleep(2.0)
 
@@ -140,14 +135,14 @@ def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_th
     assert result.between(exited, math.inf), f"exit {exited - sigterm:.2f} s after the signal: the load ended first"
     assert len(result.failed) <= 5, result.failed
     # From the rules' removal to kubelet's restart, lookups went through kube-proxy's DNAT to CoreDNS over UDP.
-    fell_through = cluster_requests(node, "udp") - udp
+    fell_through = probes.cluster_requests(node.bed, proto="udp") - udp
     assert fell_through > 50
     node.wait_for("kubelet to restart node-cache", lambda: _restarts(node) >= 1, 60)
     node.wait_intercepting()
-    served, udp = node.node_cache_requests(), cluster_requests(node, "udp")
+    served, udp = node.node_cache_requests(), probes.cluster_requests(node.bed, proto="udp")
     assert probes.dig(node.bed.pod, NAME, "AAAA").status == "NOERROR"
     assert node.node_cache_requests() > served
-    assert cluster_requests(node, "udp") == udp
+    assert probes.cluster_requests(node.bed, proto="udp") == udp
     measured(
         f"kube-proxy {node.proxy_mode}, SIGTERM under 200 lookups/s: exit {exited - sigterm:.2f} s after the "
         f"signal, {len(result.failed)} of {len(result.lookups)} lookups lost, "

@@ -23,20 +23,17 @@ import pytest
 from constructs_nld import LivenessProbe, NodeLocalDNSProps
 from tests.e2e import probes
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, require_root
-from tests.e2e.realnode import NODE_USERS, RealNodeBed, node_images
-from tests.simcluster import SimulatedCluster
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import IMAGE_DIR, RealNodeBed, node_images, real_node
 
-NODE_IMAGES = node_images(Path(os.environ.get("NLD_IMAGE_DIR", "/tmp/nld-test-images")))
+NODE_IMAGES = node_images(IMAGE_DIR, node_cache_binary_or_skip())
 
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealNodeBed]:
     """The cluster and its real node, for the module."""
     require_root()
-    with (
-        SimulatedCluster(node_users=NODE_USERS) as sim,
-        RealNodeBed(sim, tmp_path_factory.mktemp("realnode"), NODE_IMAGES) as bed,
-    ):
+    with real_node(tmp_path_factory.mktemp("realnode"), NODE_IMAGES) as bed:
         yield bed
 
 

@@ -69,11 +69,6 @@ def expected_rules(health_port: int = 8080, dns_port: int = 53) -> set[str]:
     return rules
 
 
-def cluster_requests(bed: Testbed, **labels: str) -> float:
-    """``coredns_dns_requests_total`` of cluster CoreDNS (the kube-dns endpoint)."""
-    return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total", **labels)
-
-
 def cluster_responses(bed: Testbed, **labels: str) -> float:
     """``coredns_dns_responses_total`` of cluster CoreDNS."""
     return probes.scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_responses_total", **labels)
@@ -183,7 +178,7 @@ class TestInterception:
         bed = running.bed
         dnat_before = kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, zone=".")
-        cluster_before = cluster_requests(bed)
+        cluster_before = probes.cluster_requests(bed)
 
         result = probes.dig(bed.pod, "www.example.org", "AAAA")
 
@@ -196,7 +191,7 @@ class TestInterception:
             for to in ("[fd03::53]:53", "[fd03::54]:53")
         )
         assert to_resolvers >= 1
-        assert cluster_requests(bed) == cluster_before
+        assert probes.cluster_requests(bed) == cluster_before
         assert kube_dns_dnat(bed, "dns") == dnat_before
 
     def test_query_over_tcp_to_cluster_ip_is_answered_by_node_cache(self, running: Running) -> None:
@@ -215,14 +210,14 @@ class TestInterception:
     def test_cache_miss_goes_to_kube_dns_upstream_over_tcp(self, running: Running) -> None:
         """node-cache forwards to the kube-dns-upstream ClusterIP (not intercepted), over TCP."""
         bed = running.bed
-        tcp_before = cluster_requests(bed, proto="tcp", zone="cluster.local.")
-        udp_before = cluster_requests(bed, proto="udp", zone="cluster.local.")
+        tcp_before = probes.cluster_requests(bed, proto="tcp", zone="cluster.local.")
+        udp_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
 
         result = probes.dig(bed.pod, "metrics-server.kube-system.svc.cluster.local", "AAAA")
 
         assert result.answers == (bed.ips.others[2].cluster_ip,), result.output
-        assert cluster_requests(bed, proto="tcp", zone="cluster.local.") == tcp_before + 1
-        assert cluster_requests(bed, proto="udp", zone="cluster.local.") == udp_before
+        assert probes.cluster_requests(bed, proto="tcp", zone="cluster.local.") == tcp_before + 1
+        assert probes.cluster_requests(bed, proto="udp", zone="cluster.local.") == udp_before
 
 
 # ------------------------------------------------------------------------- b. rules ---

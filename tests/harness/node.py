@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Literal, Self
+from typing import Any, Final, Literal, Self, get_args
 
 import yaml
 
@@ -47,6 +47,7 @@ from tests.harness.rest import Rest
 
 __all__ = [
     "NODE_GROUP",
+    "PROXY_MODES",
     "CgroupRoot",
     "Containerd",
     "KubeProxy",
@@ -356,6 +357,9 @@ class Kubelet(Process):
 
 ProxyMode = Literal["iptables", "nftables"]
 """kube-proxy's modes on Linux that the tests run (ipvs is deprecated upstream)."""
+
+PROXY_MODES: Final[tuple[ProxyMode, ...]] = get_args(ProxyMode)
+"""Every mode of :data:`ProxyMode`, in its order."""
 
 
 def kube_proxy_user(name: str) -> str:
