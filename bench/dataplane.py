@@ -59,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from tests.e2e import probes  # noqa: E402
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
+from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary  # noqa: E402
 from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
@@ -272,7 +272,7 @@ def measure_all(
     with contextlib.ExitStack() as stack:
         nodes = []
         for n, label in enumerate((NO_NLD, INTERCEPTED, LOCAL)):
-            bed = stack.enter_context(bed_for(props, workdir / str(n)))
+            bed = stack.enter_context(Testbed(workdir=workdir / str(n)))
             node_cache = None if label == NO_NLD else NodeCache(bed, props, binary=binary)
             nodes.append(Node(label, bed, NODE_LOCAL_DNS_IP if label == LOCAL else bed.ips.kube_dns, node_cache))
         # The allocation is seeded per process: every node has the same Services.

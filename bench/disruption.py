@@ -49,8 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from constructs_nld.props import Interception  # noqa: E402
-from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary  # noqa: E402
+from tests.e2e.netns import Testbed, require_root, sweep_stale  # noqa: E402
+from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary  # noqa: E402
 from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402
 from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
@@ -181,7 +181,7 @@ def run_case(case: Case, mode: Interception, binary: Path, workdir: Path, args: 
     """One case on a fresh node: the pod intercepting, steady load, the disruption, the rest of the window."""
     props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception=mode)
     timeline = Timeline()
-    with bed_for(props, workdir) as bed:
+    with Testbed(workdir=workdir) as bed:
         pod = NodeLocalDNSPod(bed, props, binary=binary)
         pod.start()
         pod.wait_ready()

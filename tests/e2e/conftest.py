@@ -9,9 +9,7 @@ from types import FrameType
 
 import pytest
 
-from constructs_nld import NodeLocalDNSProps
 from tests.e2e.netns import Testbed, require_root, sweep_stale
-from tests.e2e.nodecache import bed_for
 
 _MEASUREMENTS = pytest.StashKey[list[str]]()
 
@@ -29,7 +27,7 @@ def testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Testbed]:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     workdir = Path(tmp_path_factory.mktemp("testbed"))
     try:
-        with bed_for(NodeLocalDNSProps(), workdir) as bed:
+        with Testbed(workdir=workdir) as bed:
             yield bed
     finally:
         signal.signal(signal.SIGTERM, previous)

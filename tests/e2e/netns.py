@@ -15,9 +15,10 @@ namespace)::
   from generated zone files and forwarding the rest to its ``/etc/resolv.conf``, as EKS's
   CoreDNS does; and a second CoreDNS, the "internet": ``example.com`` and ``example.org``,
   NXDOMAIN for every other name. Nothing leaves the machine: no namespace has an uplink.
-- **node**: routes between pod and cluster, kube-proxy's ``nat`` rules
-  (:mod:`tests.e2e.kubeproxy`) for the kube-dns and kube-dns-upstream ClusterIPs, and the
-  node's ``/etc/resolv.conf`` (through ``/etc/netns/<node>/resolv.conf``) naming the
+- **node**: routes between pod and cluster, the real kube-proxy v1.34.4 (iptables mode
+  unless told otherwise) programming the kube-dns and kube-dns-upstream ClusterIPs from the
+  Services of :mod:`tests.e2e.serviceapi` (its API server reached through a bridge on the
+  node's loopback), and the node's ``/etc/resolv.conf`` (through ``/etc/netns/<node>/resolv.conf``) naming the
   internet resolvers, as a VPC resolver would be named. ``fd00::10`` and the kube-dns
   ClusterIP sit on the node's ``lo``: this kernel has no dummy interfaces, and ``lo`` is what
   node-cache's dummy ``nodelocaldns`` interface amounts to (local delivery, no neighbours),
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import ipaddress
 import os
 import random
@@ -47,10 +49,12 @@ from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, Self
+from typing import Self
 
-from tests.e2e import kubeproxy, zones
-from tests.harness.process import Process, ProcessExitedError, require_binary
+from tests.e2e import serviceapi, zones
+from tests.e2e.pods import Bridge
+from tests.harness.node import KubeProxy, ProxyMode
+from tests.harness.process import Process, ProcessExitedError, require_binary, wait_until
 
 __all__ = [
     "CLUSTER_DOMAIN",
@@ -65,7 +69,6 @@ __all__ = [
     "CoreDNSExitedError",
     "Namespace",
     "Testbed",
-    "UpstreamPort",
     "allocate_cluster_ips",
     "require_root",
     "sweep_stale",
@@ -251,16 +254,6 @@ def allocate_cluster_ips(seed: int) -> ClusterIPs:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class UpstreamPort:
-    """A port of the kube-dns-upstream Service, as the synthesized Service declares it."""
-
-    name: str
-    protocol: Literal["udp", "tcp"]
-    port: int
-    target_port: int
-
-
 class CoreDNSExitedError(ProcessExitedError):
     """A CoreDNS process ended while it was expected to run."""
 
@@ -291,11 +284,7 @@ class CoreDNS(Process):
 
 
 class Testbed:
-    """The three namespaces, cluster DNS and kube-proxy's rules; a context manager.
-
-    ``upstream_ports`` are the kube-dns-upstream Service's ports (from the synthesized
-    Service), for which kube-proxy's rules are written like those of kube-dns.
-    """
+    """The three namespaces, cluster DNS and the node's kube-proxy; a context manager."""
 
     __test__ = False  # not a pytest test class, despite the name
 
@@ -303,26 +292,26 @@ class Testbed:
         self,
         *,
         workdir: Path,
-        upstream_ports: Sequence[UpstreamPort],
         coredns_binary: Path = COREDNS_BINARY,
-        seed: int | None = None,
         ips: ClusterIPs | None = None,
-        kube_proxy_rules: bool = True,
+        proxy_mode: ProxyMode = "iptables",
     ) -> None:
         """Plan the test bed; :meth:`__enter__` builds it.
 
-        ``ips``: the cluster's ClusterIPs when an API server allocated them (default: allocated
-        here, seeded). ``kube_proxy_rules=False`` leaves kube-proxy's rules to a real kube-proxy.
+        Without ``ips``, the node runs the real kube-proxy in ``proxy_mode`` against this
+        process's :mod:`~tests.e2e.serviceapi` (the bed's addresses, allocated from the process
+        id). With ``ips``, the caller's API server allocated them and the caller runs kube-proxy.
         """
         tag = f"{NAME_PREFIX}{os.getpid()}-{next(_sequence)}"
         self.cluster_dns = Namespace(f"{tag}-cluster-dns")
         self.node = Namespace(f"{tag}-node")
         self.pod = Namespace(f"{tag}-pod")
         self.workdir = workdir
-        self.upstream_ports = tuple(upstream_ports)
         self.coredns_binary = coredns_binary
-        self.ips = ips or allocate_cluster_ips(os.getpid() if seed is None else seed)
-        self.kube_proxy_rules = kube_proxy_rules
+        self.runs_kube_proxy = ips is None
+        self.ips = ips or allocate_cluster_ips(os.getpid())
+        self.proxy_mode = proxy_mode
+        self.kube_proxy: KubeProxy | None = None
         self.cluster_coredns: CoreDNS | None = None
         self.internet_dns: CoreDNS | None = None
         self._stack = contextlib.ExitStack()
@@ -370,9 +359,18 @@ class Testbed:
             namespace.create()
         self._wire()
         self._write_resolv_confs()
-        if self.kube_proxy_rules:
-            self._install_kube_proxy_rules()
+        if self.runs_kube_proxy:
+            self._start_kube_proxy()
         self._start_cluster_dns()
+        if self.kube_proxy is not None:
+            for address in (self.ips.kube_dns, self.ips.kube_dns_upstream):
+                wait_until(
+                    f"kube-proxy to program {address}",
+                    functools.partial(self.kube_proxy.programs, address),
+                    60,
+                    0.1,
+                    watch=(self.kube_proxy,),
+                )
 
     def _wire(self) -> None:
         node, cluster, pod = self.node, self.cluster_dns, self.pod
@@ -403,38 +401,28 @@ class Testbed:
         search = " ".join(f"{suffix}{CLUSTER_DOMAIN}" for suffix in ("default.svc.", "svc.", ""))
         self.pod.write_etc("resolv.conf", f"search {search}\nnameserver {self.ips.kube_dns}\noptions ndots:5\n")
 
-    def kube_proxy_ports(self) -> tuple[kubeproxy.ServicePort, ...]:
-        """The Service ports kube-proxy programs: kube-dns's and kube-dns-upstream's."""
-        endpoint = KUBE_DNS_ENDPOINT
-        kube_dns: tuple[tuple[str, Literal["udp", "tcp"]], ...] = (("dns", "udp"), ("dns-tcp", "tcp"))
-        ports = [
-            kubeproxy.ServicePort(
-                namespace="kube-system",
-                service="kube-dns",
-                port_name=name,
-                protocol=protocol,
-                cluster_ip=self.ips.kube_dns,
-                port=53,
-                endpoints=((endpoint, 53),),
-            )
-            for name, protocol in kube_dns
-        ]
-        ports += [
-            kubeproxy.ServicePort(
-                namespace="kube-system",
-                service="kube-dns-upstream",
-                port_name=port.name,
-                protocol=port.protocol,
-                cluster_ip=self.ips.kube_dns_upstream,
-                port=port.port,
-                endpoints=((endpoint, port.target_port),),
-            )
-            for port in self.upstream_ports
-        ]
-        return tuple(ports)
-
-    def _install_kube_proxy_rules(self) -> None:
-        self.node.run("ip6tables-restore", "--noflush", input=kubeproxy.nat_rules(self.kube_proxy_ports()))
+    def _start_kube_proxy(self) -> None:
+        """kube-proxy in the node, reaching this process's API server through a bridge on the node's loopback."""
+        api = serviceapi.shared(self.ips, endpoint=KUBE_DNS_ENDPOINT, node_ip=NODE_UPLINK_IP)
+        bridge = Bridge(
+            listen_namespace=self.node,
+            listen=("127.0.0.1", api.port),
+            target_namespace=None,
+            target=("127.0.0.1", api.port),
+            directory=self.workdir / "bridge",
+        )
+        self._stack.callback(bridge.stop)
+        bridge.start()
+        self.kube_proxy = KubeProxy(
+            name=serviceapi.NODE_NAME,
+            netns=self.node.name,
+            mode=self.proxy_mode,
+            directory=self.workdir / "kube-proxy",
+            binary=api.control_plane.cache_dir / "bin" / "kube-proxy",
+            kubeconfig=api.kubeconfig,
+        )
+        self._stack.callback(self.kube_proxy.stop)
+        self.kube_proxy.start(wait=False)
 
     def _start_cluster_dns(self) -> None:
         data = self.workdir / "cluster-dns"

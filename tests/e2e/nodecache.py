@@ -34,12 +34,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, Self, cast
+from typing import Any, Self
 
 from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld import placeholders as ph
 from tests.e2e import probes
-from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed, UpstreamPort
+from tests.e2e.netns import REPO_ROOT, ClusterIPs, Testbed
 from tests.harness.process import Process, ProcessExitedError, require_binary, wait_until
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
     "KUBELET_ENV_BINARY",
     "ContainerProcess",
     "Security",
-    "bed_for",
     "cluster_services",
     "config_map_volumes",
     "kubelet_env",
@@ -63,7 +62,6 @@ __all__ = [
     "node_cache_invocation",
     "render_runtime_corefile",
     "synthesized_objects",
-    "upstream_ports",
     "write_config_map",
 ]
 
@@ -373,26 +371,6 @@ def render_runtime_corefile(corefile_base: str, *, cluster_dns_ip: str | None, l
     text = text.replace(ph.CLUSTER_DNS, cluster_dns_ip if cluster_dns_ip is not None else "<nil>")
     text = text.replace(ph.LOCAL_DNS, " ".join(local_ips))
     return text.replace(ph.DNS_SERVER, "")
-
-
-def upstream_ports(objects: list[dict[str, Any]]) -> tuple[UpstreamPort, ...]:
-    """The synthesized kube-dns-upstream Service's ports, for kube-proxy's rules."""
-    args = node_cache_container(_one(objects, "DaemonSet")["spec"]["template"]["spec"])["args"]
-    service = _one(objects, "Service", _flag([str(a) for a in args], "-upstreamsvc"))
-    return tuple(
-        UpstreamPort(
-            name=port["name"],
-            protocol=cast(Literal["udp", "tcp"], port.get("protocol", "TCP").lower()),
-            port=int(port["port"]),
-            target_port=int(port.get("targetPort", port["port"])),
-        )
-        for port in service["spec"]["ports"]
-    )
-
-
-def bed_for(props: NodeLocalDNSProps, workdir: Path) -> Testbed:
-    """A test bed whose kube-proxy serves kube-dns-upstream as the synth of ``props`` declares it."""
-    return Testbed(workdir=workdir, upstream_ports=upstream_ports(synthesized_objects(props)))
 
 
 def write_config_map(directory: Path, files: Mapping[str, str]) -> None:

@@ -24,9 +24,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tests.e2e.netns import Namespace
 from tests.harness.process import MissingBinaryError, Process
+
+if TYPE_CHECKING:
+    from tests.e2e.netns import Namespace
 
 __all__ = ["SERVICE_ACCOUNT_DIR", "Bridge", "InCluster", "InClusterCredentials", "Socat", "pod_argv", "require_socat"]
 

@@ -173,14 +173,29 @@ def cluster_requests(bed: Testbed, **labels: str) -> float:
     return scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total", **labels)
 
 
-def dnat_packets(namespace: Namespace, chain: str) -> int:
-    """Packets that hit the DNAT rule of kube-proxy's endpoint chain ``chain`` (one per new connection)."""
+def _dnat_rule(namespace: Namespace, service_port: str) -> re.Match[str]:
+    """kube-proxy's DNAT rule for ``service_port`` (``namespace/service:port``, one endpoint), with its counters."""
     saved = namespace.run("ip6tables-save", "-c", "-t", "nat")
     for line in saved.splitlines():
-        match = re.match(r"^\[(?P<packets>\d+):\d+\] -A (?P<chain>\S+) .*-j DNAT", line)
-        if match and match.group("chain") == chain:
-            return int(match.group("packets"))
-    raise LookupError(f"no DNAT rule in chain {chain} of {namespace.name}:\n{saved}")
+        match = re.match(r"^\[(?P<packets>\d+):\d+\] -A (?P<chain>KUBE-SEP-\S+) .*-j DNAT", line)
+        if match and f'--comment "{service_port}"' in line:
+            return match
+    raise LookupError(f"no DNAT rule of kube-proxy for {service_port} in {namespace.name}:\n{saved}")
+
+
+def endpoint_chain(namespace: Namespace, service_port: str) -> str:
+    """The ``KUBE-SEP-*`` chain kube-proxy (iptables mode) wrote for ``service_port``'s one endpoint."""
+    return _dnat_rule(namespace, service_port).group("chain")
+
+
+def dnat_packets(namespace: Namespace, service_port: str) -> int:
+    """Packets through kube-proxy's DNAT for ``service_port``, e.g. ``kube-system/kube-dns:dns`` (one per new flow)."""
+    return int(_dnat_rule(namespace, service_port).group("packets"))
+
+
+def kube_dns_dnat(bed: Testbed, port_name: str = "dns") -> int:
+    """Packets through the bed's kube-proxy DNAT for ``kube-system/kube-dns:<port_name>``."""
+    return dnat_packets(bed.node, f"kube-system/kube-dns:{port_name}")
 
 
 NODE_CACHE_RULE_COMMENTS = ("NodeLocal DNS Cache: skip conntrack", "NodeLocal DNS Cache: allow DNS traffic")
@@ -215,6 +230,17 @@ def ip6tables_rules(namespace: Namespace, save: str = "ip6tables-save") -> tuple
         elif line.startswith("-A "):
             rules.append(f"{table} {line}")
     return tuple(rules)
+
+
+def is_kube_proxys(rule: str) -> bool:
+    """Whether ``rule`` (``<table> <ip6tables-save line>``) is kube-proxy's: in a ``KUBE-*`` chain or jumping to one."""
+    chain = rule.split()[2]
+    return chain.startswith("KUBE-") or re.search(r" -j KUBE-\S+", rule) is not None
+
+
+def node_rules(namespace: Namespace, save: str = "ip6tables-save") -> tuple[str, ...]:
+    """The rules in ``namespace`` that are not kube-proxy's (node-cache's, the keeper's), in save order."""
+    return tuple(rule for rule in ip6tables_rules(namespace, save) if not is_kube_proxys(rule))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from constructs_nld.deploy.source import AppChart, AppSource
 from tests.e2e import probes
 from tests.e2e.netns import KUBE_DNS_ENDPOINT, NODE_UPLINK_IP, SERVICE_CIDR, ClusterIPs, Testbed
 from tests.e2e.pods import Bridge
+from tests.e2e.serviceapi import endpoint_slice
 from tests.harness.images import ImageArchive, node_cache_image, pause_image
 from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
 from tests.harness.process import wait_until
@@ -112,28 +113,6 @@ class Deployed:
     output: str
 
 
-def _endpoint_slice(service: str, address: str) -> dict[str, Any]:
-    """An EndpointSlice of ``service`` with one ready endpoint at ``address``, ports dns (UDP) and dns-tcp."""
-    return {
-        "apiVersion": "discovery.k8s.io/v1",
-        "kind": "EndpointSlice",
-        "metadata": {
-            "name": f"{service}-test-bed",
-            "namespace": _NAMESPACE,
-            "labels": {
-                "kubernetes.io/service-name": service,
-                "endpointslice.kubernetes.io/managed-by": "nld-test-bed",
-            },
-        },
-        "addressType": "IPv6",
-        "endpoints": [{"addresses": [address], "conditions": {"ready": True}}],
-        "ports": [
-            {"name": "dns", "port": 53, "protocol": "UDP"},
-            {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
-        ],
-    }
-
-
 class RealNodeBed:
     """The test bed with a real node, on ``sim`` (which must know :data:`NODE_USERS`); a context manager.
 
@@ -182,11 +161,9 @@ class RealNodeBed:
             kube_dns_upstream=_UNUSED_CLUSTER_IP,
             others=(),
         )
-        self.bed = self._stack.enter_context(
-            Testbed(workdir=self.workdir / "bed", upstream_ports=(), ips=ips, kube_proxy_rules=False)
-        )
+        self.bed = self._stack.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips))
         for service in ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
-            self.rest.request("POST", _SLICES, body=_endpoint_slice(service, KUBE_DNS_ENDPOINT), ok=(201, 409))
+            self.rest.request("POST", _SLICES, body=endpoint_slice(service, KUBE_DNS_ENDPOINT), ok=(201, 409))
             self._stack.callback(self.rest.request, "DELETE", f"{_SLICES}/{service}-test-bed", ok=(200, 202, 404))
         port = int(control_plane.server.rsplit(":", 1)[1])
         bridge = Bridge(

@@ -30,9 +30,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tests.e2e.netns import Namespace
 from tests.harness.process import Process
+
+if TYPE_CHECKING:
+    from tests.e2e.netns import Namespace
 
 __all__ = ["Lookup", "LoadResult", "ResolverLoad"]
 

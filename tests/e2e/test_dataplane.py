@@ -1,15 +1,16 @@
 """Data-plane tests on a node in network namespaces: kube-proxy's path, and our Corefile on plain CoreDNS.
 
-What runs here is real: CoreDNS v1.13.2 (the version node-cache 1.26.8 embeds), kube-proxy's
-ip6tables ``nat`` rules, ``dig`` in a pod namespace. These tests need no node-cache binary:
-they prove the path without NodeLocal DNS (every pod's fallthrough) and load the synthesized
-Corefile, rendered as node-cache renders it, on plain CoreDNS. Nothing here installs
-node-cache's NOTRACK rules, so no test here claims interception: ``test_nodecache.py`` runs
-the node-cache binary itself.
+What runs here is real: CoreDNS v1.13.2 (the version node-cache 1.26.8 embeds), kube-proxy
+v1.34.4 in iptables mode programming the bed's Services, ``dig`` in a pod namespace. These
+tests need no node-cache binary: they prove the path without NodeLocal DNS (every pod's
+fallthrough) and load the synthesized Corefile, rendered as node-cache renders it, on plain
+CoreDNS. Nothing here installs node-cache's NOTRACK rules, so no test here claims
+interception: ``test_nodecache.py`` runs the node-cache binary itself.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 import pytest
 
 from constructs_nld import NodeLocalDNSProps
-from tests.e2e import kubeproxy, probes
+from tests.e2e import probes
 from tests.e2e.netns import CoreDNS, Testbed
 from tests.e2e.nodecache import (
     NodeCacheInvocation,
@@ -33,36 +34,13 @@ NODE_METRICS_URL = f"http://[{NODE_IP}]:9253/metrics"
 """The ``prometheus :9253`` listener, at the node IP, as Prometheus scrapes a hostNetwork pod."""
 
 
-def sep_chain(bed: Testbed, service: str, port_name: str) -> str:
-    """kube-proxy's endpoint chain for ``kube-system/<service>:<port_name>``."""
-    (port,) = [p for p in bed.kube_proxy_ports() if p.service == service and p.port_name == port_name]
-    ((ip, target),) = port.endpoints
-    return kubeproxy.endpoint_chain(port, ip, target)
-
-
 # --------------------------------------------------------- kube-proxy's rules ---
-def test_kube_proxy_chain_names_are_kube_proxys() -> None:
-    port = kubeproxy.ServicePort(
-        namespace="kube-system",
-        service="kube-dns",
-        port_name="dns",
-        protocol="udp",
-        cluster_ip="fd00:ec2::a",
-        port=53,
-        endpoints=(("fd01::53", 53),),
-    )
-    tcp = kubeproxy.ServicePort(
-        namespace="kube-system",
-        service="kube-dns",
-        port_name="dns-tcp",
-        protocol="tcp",
-        cluster_ip="fd00:ec2::a",
-        port=53,
-        endpoints=(("fd01::53", 53),),
-    )
-    # The names every kube-proxy in iptables mode gives kube-dns's two ports.
-    assert kubeproxy.service_chain(port) == "KUBE-SVC-TCOU7JCQXEZGVUNU"
-    assert kubeproxy.service_chain(tcp) == "KUBE-SVC-ERIFXISQEP7F7OF4"
+def test_kube_proxy_names_kube_dns_chains_as_on_every_node(testbed: Testbed) -> None:
+    """The names every kube-proxy in iptables mode gives kube-dns's two ports (sha256 of name and protocol)."""
+    saved = testbed.node.run("ip6tables-save", "-t", "nat")
+    for port_name, chain in (("dns", "KUBE-SVC-TCOU7JCQXEZGVUNU"), ("dns-tcp", "KUBE-SVC-ERIFXISQEP7F7OF4")):
+        assert f'--comment "kube-system/kube-dns:{port_name} cluster IP"' in saved
+        assert re.search(rf'--comment "kube-system/kube-dns:{port_name} cluster IP" .*-j {chain}$', saved, re.M), saved
 
 
 def test_node_has_kube_proxys_dnat_rules_for_both_dns_services(testbed: Testbed) -> None:
@@ -73,7 +51,7 @@ def test_node_has_kube_proxys_dnat_rules_for_both_dns_services(testbed: Testbed)
                 f'-A KUBE-SERVICES -d {ip}/128 -p {proto} -m comment --comment "kube-system/{service}:{port_name} '
                 f'cluster IP" -m {proto} --dport 53 -j KUBE-SVC-'
             ) in saved
-            chain = sep_chain(testbed, service, port_name)
+            chain = probes.endpoint_chain(testbed.node, f"kube-system/{service}:{port_name}")
             assert (
                 f'-A {chain} -p {proto} -m comment --comment "kube-system/{service}:{port_name}" -m {proto} '
                 "-j DNAT --to-destination [fd01::53]:53"
@@ -85,8 +63,8 @@ def test_node_has_kube_proxys_dnat_rules_for_both_dns_services(testbed: Testbed)
 # ------------------------------------ the path without NodeLocal DNS (fallthrough) ---
 def test_pod_resolves_cluster_name_via_kube_dns_cluster_ip(testbed: Testbed) -> None:
     """The pod's resolv.conf names the kube-dns ClusterIP; kube-proxy's DNAT takes it to cluster CoreDNS."""
-    chain = sep_chain(testbed, "kube-dns", "dns")
-    dnat_before = probes.dnat_packets(testbed.node, chain)
+    port = "kube-system/kube-dns:dns"
+    dnat_before = probes.dnat_packets(testbed.node, port)
     udp_before = probes.cluster_requests(testbed, proto="udp", zone="cluster.local.")
 
     result = probes.dig(testbed.pod, "kubernetes.default.svc.cluster.local", "AAAA")
@@ -94,19 +72,19 @@ def test_pod_resolves_cluster_name_via_kube_dns_cluster_ip(testbed: Testbed) -> 
     assert result.status == "NOERROR", result.output
     assert result.answers == ("fd00:ec2::1",), result.output
     assert result.server.startswith(f"{testbed.ips.kube_dns}#53"), result.output
-    assert probes.dnat_packets(testbed.node, chain) == dnat_before + 1
+    assert probes.dnat_packets(testbed.node, port) == dnat_before + 1
     assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before + 1
 
 
 def test_pod_resolves_cluster_name_over_tcp_via_kube_dns_cluster_ip(testbed: Testbed) -> None:
-    chain = sep_chain(testbed, "kube-dns", "dns-tcp")
-    before = probes.dnat_packets(testbed.node, chain)
+    port = "kube-system/kube-dns:dns-tcp"
+    before = probes.dnat_packets(testbed.node, port)
 
     result = probes.dig(testbed.pod, "kube-dns.kube-system.svc.cluster.local", "AAAA", tcp=True)
 
     assert result.status == "NOERROR", result.output
     assert result.answers == (testbed.ips.kube_dns,), result.output
-    assert probes.dnat_packets(testbed.node, chain) == before + 1
+    assert probes.dnat_packets(testbed.node, port) == before + 1
 
 
 def test_pod_resolves_short_name_through_kubelets_search_path(testbed: Testbed) -> None:
@@ -246,7 +224,7 @@ class TestSynthesizedCorefileOnCoreDNS:
         assert probes.cluster_requests(testbed, proto="tcp", zone="cluster.local.") == tcp_before + 1
         assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == udp_before
         # The kube-dns-upstream ClusterIP reached cluster CoreDNS through kube-proxy's OUTPUT DNAT.
-        assert probes.dnat_packets(testbed.node, sep_chain(testbed, "kube-dns-upstream", "dns-tcp")) >= 1
+        assert probes.dnat_packets(testbed.node, "kube-system/kube-dns-upstream:dns-tcp") >= 1
 
     def test_external_name_on_local_ip_goes_to_the_nodes_resolvers_not_cluster_coredns(
         self, run: CorefileRun, testbed: Testbed
@@ -334,15 +312,15 @@ class TestSynthesizedCorefileOnCoreDNS:
         """
         listener = f"dns://[{testbed.ips.kube_dns}]:53"
         local_before = node_metrics(testbed).total("coredns_dns_requests_total", server=listener)
-        chain = sep_chain(testbed, "kube-dns", "dns")
-        dnat_before = probes.dnat_packets(testbed.node, chain)
+        port = "kube-system/kube-dns:dns"
+        dnat_before = probes.dnat_packets(testbed.node, port)
         cluster_before = probes.cluster_requests(testbed, proto="udp", zone="cluster.local.")
 
         result = probes.dig(testbed.pod, "db.shop.svc.cluster.local", "AAAA")
 
         assert result.status == "NOERROR", result.output
         assert node_metrics(testbed).total("coredns_dns_requests_total", server=listener) == local_before
-        assert probes.dnat_packets(testbed.node, chain) == dnat_before + 1
+        assert probes.dnat_packets(testbed.node, port) == dnat_before + 1
         assert probes.cluster_requests(testbed, proto="udp", zone="cluster.local.") == cluster_before + 1
 
     def test_coredns_stayed_up_without_errors(self, run: CorefileRun) -> None:

@@ -35,7 +35,7 @@ from constructs_nld import (
 from constructs_nld import placeholders as ph
 from tests.e2e import probes, zones
 from tests.e2e.netns import CoreDNS, Testbed, require_root
-from tests.e2e.nodecache import NodeCache, bed_for, node_cache_binary_or_skip
+from tests.e2e.nodecache import NodeCache, node_cache_binary_or_skip
 from tests.e2e.resolver import ResolverLoad
 from tests.harness.process import wait_until
 
@@ -128,7 +128,7 @@ def forwarded_to(bed: Testbed, *upstreams: str) -> float:
 def bed(tmp_path: Path) -> Iterator[Testbed]:
     """A fresh node for one scenario; every props of this module has the same kube-dns-upstream Service."""
     require_root()
-    with bed_for(props(), tmp_path) as testbed:
+    with Testbed(workdir=tmp_path) as testbed:
         yield testbed
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from constructs_nld import NodeLocalDNSProps
-from tests.e2e import kubeproxy, probes
+from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NodeCache, Security, bed_for, node_cache_binary_or_skip
+from tests.e2e.nodecache import NodeCache, Security, node_cache_binary_or_skip
 from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
 from tests.e2e.resolver import ResolverLoad
 
@@ -75,18 +75,6 @@ EXPECTED_RULES = {
 """The keeper's 20 rules and 4 jumps for fd00::10 and fd00:ec2::a, as ``ip6tables-save`` prints them."""
 
 
-def node_rules(bed: Testbed) -> tuple[str, ...]:
-    """The node's rules outside kube-proxy's ``nat`` table: node-cache's, the keeper's, nobody else's."""
-    return tuple(rule for rule in probes.ip6tables_rules(bed.node) if not rule.startswith("nat "))
-
-
-def kube_dns_dnat(bed: Testbed, port_name: str = "dns") -> int:
-    """Packets through kube-proxy's DNAT for ``kube-system/kube-dns:<port_name>``."""
-    (port,) = [p for p in bed.kube_proxy_ports() if p.service == "kube-dns" and p.port_name == port_name]
-    ((ip, target),) = port.endpoints
-    return probes.dnat_packets(bed.node, kubeproxy.endpoint_chain(port, ip, target))
-
-
 def node_cache_requests(bed: Testbed, **labels: str) -> float:
     """node-cache's own ``coredns_dns_requests_total``."""
     return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
@@ -101,7 +89,7 @@ def pod_flows(bed: Testbed, dst: str) -> list[probes.ConntrackFlow]:
 def bed(tmp_path: Path) -> Iterator[Testbed]:
     """A fresh node for one scenario."""
     require_root()
-    with bed_for(FALLTHROUGH, tmp_path) as testbed:
+    with Testbed(workdir=tmp_path) as testbed:
         yield testbed
 
 
@@ -119,22 +107,22 @@ def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_r
     bed: Testbed, props: NodeLocalDNSProps
 ) -> None:
     pod = started(bed, props)
-    dnat_before = kube_dns_dnat(bed)
-    tcp_dnat_before = kube_dns_dnat(bed, "dns-tcp")
+    dnat_before = probes.kube_dns_dnat(bed)
+    tcp_dnat_before = probes.kube_dns_dnat(bed, "dns-tcp")
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
 
     udp = probes.dig(bed.pod, NAME)
     tcp = probes.dig(bed.pod, NAME, tcp=True)
     local = probes.dig(bed.pod, NAME, server=LOCAL_IP)
 
-    assert set(node_rules(bed)) == EXPECTED_RULES
-    assert len(node_rules(bed)) == 24
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
+    assert len(probes.node_rules(bed.node)) == 24
     assert probes.node_cache_rules(bed.node) == ()
     for result in (udp, tcp, local):
         assert result.answers == ("fd00:ec2::1",), result.output
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 2
-    assert kube_dns_dnat(bed) == dnat_before
-    assert kube_dns_dnat(bed, "dns-tcp") == tcp_dnat_before
+    assert probes.kube_dns_dnat(bed) == dnat_before
+    assert probes.kube_dns_dnat(bed, "dns-tcp") == tcp_dnat_before
     assert pod_flows(bed, CLUSTER_IP) == [] and pod_flows(bed, LOCAL_IP) == []
     assert pod.keeper is not None and pod.keeper.check() == (True, "")
     assert "fallthrough rules in place" in pod.keeper.log
@@ -154,7 +142,7 @@ def test_after_a_sigkill_every_lookup_is_answered_by_cluster_coredns_within_one_
     pod.node_cache.kill()
     reaped = time.monotonic()
     time.sleep(5)
-    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
     restart = time.monotonic()
     pod.node_cache.start()
     pod.node_cache.wait_serving()
@@ -184,12 +172,12 @@ def test_a_restarted_node_cache_is_intercepted_again_without_the_keeper_doing_an
 
     pod.node_cache.start()
     pod.node_cache.wait_serving()
-    dnat_before = kube_dns_dnat(bed)
+    dnat_before = probes.kube_dns_dnat(bed)
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
 
     assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 1
-    assert kube_dns_dnat(bed) == dnat_before
+    assert probes.kube_dns_dnat(bed) == dnat_before
     assert pod.keeper is not None and pod.keeper.starts == restarts_of_keeper
 
 
@@ -219,7 +207,7 @@ def test_no_rule_duplicates_or_growth_across_20_restarts_however_they_end(
         if not keeper.alive():
             keeper.start()
         pod.wait_ready()
-        rules = node_rules(bed)
+        rules = probes.node_rules(bed.node)
         counts.append(len(rules))
         assert sorted(rules) == sorted(EXPECTED_RULES), f"after restart {restart + 1}"
 
@@ -253,7 +241,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -
 
     assert exits == [1, 1, 1, 1]
     assert "plugin/bind: not a valid IP address or interface name" in pod.node_cache.log
-    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
     assert len(result.failed) <= 5, result.failed
     assert result.longest_outage() < RESOLVER_TIMEOUT
     # Every lookup after the rollout's stop was answered by cluster CoreDNS through kube-proxy.
@@ -267,7 +255,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -
 def test_a_graceful_stop_under_load_leaves_no_rule_behind(
     bed: Testbed, props: NodeLocalDNSProps, measured: Callable[[str], None]
 ) -> None:
-    before = probes.ip6tables_rules(bed.node)
+    before = probes.node_rules(bed.node)
     pod = started(bed, props)
     load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=800, timeout=RESOLVER_TIMEOUT)
     time.sleep(1.5)
@@ -278,7 +266,7 @@ def test_a_graceful_stop_under_load_leaves_no_rule_behind(
     result = load.result()
 
     assert exit_codes == (0, 0)
-    assert probes.ip6tables_rules(bed.node) == before
+    assert probes.node_rules(bed.node) == before
     assert pod.keeper is not None and "fallthrough rules removed" in pod.keeper.log
     after = result.between(stopped, math.inf)
     assert len(after) > 50 and all(lookup.ok for lookup in after)
@@ -317,7 +305,7 @@ def test_the_keeper_removes_the_rules_a_sigkilled_spec_mode_node_cache_left_and_
     pod.node_cache.kill()
 
     assert probes.node_cache_rules(bed.node) == ()
-    assert set(node_rules(bed)) == EXPECTED_RULES
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
     assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
 
 
@@ -343,7 +331,7 @@ def test_host_network_clients_in_the_fallthrough_mode_always_go_through_kube_pro
 ) -> None:
     """raw OUTPUT has no socket match: the node's own lookups to the ClusterIP are never diverted."""
     pod = started(bed)
-    dnat_before = kube_dns_dnat(bed)
+    dnat_before = probes.kube_dns_dnat(bed)
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
     local_before = node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53")
 
@@ -351,7 +339,7 @@ def test_host_network_clients_in_the_fallthrough_mode_always_go_through_kube_pro
     to_local = probes.dig(bed.node, NAME, server=LOCAL_IP)
 
     assert alive.answers == ("fd00:ec2::1",) and to_local.answers == ("fd00:ec2::1",)
-    assert kube_dns_dnat(bed) == dnat_before + 1
+    assert probes.kube_dns_dnat(bed) == dnat_before + 1
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before
     assert node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53") == local_before + 1
 
@@ -472,10 +460,10 @@ def test_the_keeper_works_with_its_capabilities_on_either_backend(bed: Testbed, 
     keeper.start()
     keeper.wait_ready()
 
-    ours = {rule for rule in probes.ip6tables_rules(bed.node, save) if not rule.startswith("nat ")}
+    ours = set(probes.node_rules(bed.node, save))
     assert ours == EXPECTED_RULES
     assert keeper.stop() == 0
-    assert {rule for rule in probes.ip6tables_rules(bed.node, save) if not rule.startswith("nat ")} == set()
+    assert set(probes.node_rules(bed.node, save)) == set()
 
 
 @pytest.mark.parametrize(
@@ -519,7 +507,7 @@ def test_a_sigterm_to_the_keeper_alone_removes_its_rules_and_its_sleeper(bed: Te
     pod.keeper.signal(signal.SIGTERM)
 
     assert pod.keeper.wait_exit(10) == 0
-    assert node_rules(bed) == ()
+    assert probes.node_rules(bed.node) == ()
     with pytest.raises(ProcessLookupError):
         os.kill(sleepers[0], 0)
     assert pod.node_cache.alive()

@@ -32,7 +32,7 @@ from tests.controlplane import REPO_ROOT
 from tests.e2e import probes
 from tests.e2e.monitoring import MonitoringStack
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary
+from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary
 from tests.e2e.resolver import ResolverLoad
 from tests.prometheus import Prometheus
 
@@ -109,7 +109,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Day]:
     work = tmp_path_factory.mktemp("monitoring")
     app = work / "app.py"
     app.write_text(APP)
-    with bed_for(PROPS, work / "bed") as bed:
+    with Testbed(workdir=work / "bed") as bed:
         node_cache = NodeCache(bed, PROPS, binary=NODE_CACHE_BINARY)
         with MonitoringStack(bed, PROPS, work / "stack") as stack:
             assert stack.prometheus is not None and stack.kubelet is not None

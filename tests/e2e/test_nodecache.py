@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from constructs_nld import CacheSettings, NodeLocalDNSProps, Ports
-from tests.e2e import kubeproxy, probes
+from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NodeCache, bed_for, node_cache_binary_or_skip
+from tests.e2e.nodecache import NodeCache, node_cache_binary_or_skip
 from tests.e2e.resolver import ResolverLoad
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
@@ -79,13 +79,6 @@ def node_cache_requests(bed: Testbed, **labels: str) -> float:
     return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
 
 
-def kube_dns_dnat(bed: Testbed, port_name: str) -> int:
-    """Packets through kube-proxy's DNAT for ``kube-system/kube-dns:<port_name>``."""
-    (port,) = [p for p in bed.kube_proxy_ports() if p.service == "kube-dns" and p.port_name == port_name]
-    ((ip, target),) = port.endpoints
-    return probes.dnat_packets(bed.node, kubeproxy.endpoint_chain(port, ip, target))
-
-
 def dns_flows(bed: Testbed, dst: str) -> list[probes.ConntrackFlow]:
     """Conntrack entries of the node for DNS to ``dst`` from the pod."""
     return [f for f in probes.conntrack_flows(bed.node) if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"]
@@ -95,7 +88,7 @@ def dns_flows(bed: Testbed, dst: str) -> list[probes.ConntrackFlow]:
 def bed(tmp_path: Path) -> Iterator[Testbed]:
     """A fresh node for one scenario."""
     require_root()
-    with bed_for(DEPLOYABLE, tmp_path) as testbed:
+    with Testbed(workdir=tmp_path) as testbed:
         yield testbed
 
 
@@ -117,7 +110,7 @@ class Running:
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     """One node and one node-cache for a class of read-only scenarios."""
     require_root()
-    with bed_for(DEPLOYABLE, tmp_path_factory.mktemp("node")) as testbed:
+    with Testbed(workdir=tmp_path_factory.mktemp("node")) as testbed:
         process = NodeCache(testbed, DEPLOYABLE, binary=NODE_CACHE_BINARY)
         process.start()
         process.wait_ready()
@@ -133,7 +126,7 @@ class TestInterception:
 
     def test_query_to_kube_dns_cluster_ip_is_answered_by_node_cache_not_kube_proxy(self, running: Running) -> None:
         bed = running.bed
-        dnat_before = kube_dns_dnat(bed, "dns")
+        dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, proto="udp", zone="cluster.local.")
 
         result = probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", "AAAA")
@@ -143,13 +136,13 @@ class TestInterception:
         assert result.server.startswith(f"{CLUSTER_IP}#53"), result.output
         served = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, proto="udp", zone="cluster.local.")
         assert served == served_before + 1
-        assert kube_dns_dnat(bed, "dns") == dnat_before
+        assert probes.kube_dns_dnat(bed, "dns") == dnat_before
         # NOTRACK: the lookup left no conntrack entry on the node.
         assert dns_flows(bed, CLUSTER_IP) == []
 
     def test_query_to_local_ip_is_answered_by_node_cache(self, running: Running) -> None:
         bed = running.bed
-        dnat_before = kube_dns_dnat(bed, "dns")
+        dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(bed, server=LOCAL_LISTENER, zone="cluster.local.")
 
         result = probes.dig(bed.pod, "web.shop.svc.cluster.local", "AAAA", server=LOCAL_IP)
@@ -157,12 +150,12 @@ class TestInterception:
         assert result.status == "NOERROR", result.output
         assert result.answers == (bed.ips.others[0].cluster_ip,), result.output
         assert node_cache_requests(bed, server=LOCAL_LISTENER, zone="cluster.local.") == served_before + 1
-        assert kube_dns_dnat(bed, "dns") == dnat_before
+        assert probes.kube_dns_dnat(bed, "dns") == dnat_before
         assert dns_flows(bed, LOCAL_IP) == []
 
     def test_reverse_lookup_via_cluster_ip_is_answered_by_node_cache(self, running: Running) -> None:
         bed = running.bed
-        dnat_before = kube_dns_dnat(bed, "dns")
+        dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, zone="ip6.arpa.")
 
         result = probes.dig(bed.pod, bed.ips.others[1].cluster_ip, "PTR")
@@ -170,13 +163,13 @@ class TestInterception:
         assert result.status == "NOERROR", result.output
         assert result.answers == ("db.shop.svc.cluster.local.",), result.output
         assert node_cache_requests(bed, server=CLUSTER_IP_LISTENER, zone="ip6.arpa.") == served_before + 1
-        assert kube_dns_dnat(bed, "dns") == dnat_before
+        assert probes.kube_dns_dnat(bed, "dns") == dnat_before
 
     def test_external_name_via_cluster_ip_goes_to_the_nodes_resolvers_not_cluster_coredns(
         self, running: Running
     ) -> None:
         bed = running.bed
-        dnat_before = kube_dns_dnat(bed, "dns")
+        dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, zone=".")
         cluster_before = probes.cluster_requests(bed)
 
@@ -192,11 +185,11 @@ class TestInterception:
         )
         assert to_resolvers >= 1
         assert probes.cluster_requests(bed) == cluster_before
-        assert kube_dns_dnat(bed, "dns") == dnat_before
+        assert probes.kube_dns_dnat(bed, "dns") == dnat_before
 
     def test_query_over_tcp_to_cluster_ip_is_answered_by_node_cache(self, running: Running) -> None:
         bed = running.bed
-        dnat_before = kube_dns_dnat(bed, "dns-tcp")
+        dnat_before = probes.kube_dns_dnat(bed, "dns-tcp")
         served_before = node_cache_requests(bed, server=CLUSTER_IP_LISTENER, proto="tcp")
 
         result = probes.dig(bed.pod, "kube-dns.kube-system.svc.cluster.local", "AAAA", tcp=True)
@@ -204,7 +197,7 @@ class TestInterception:
         assert result.status == "NOERROR", result.output
         assert result.answers == (CLUSTER_IP,), result.output
         assert node_cache_requests(bed, server=CLUSTER_IP_LISTENER, proto="tcp") == served_before + 1
-        assert kube_dns_dnat(bed, "dns-tcp") == dnat_before
+        assert probes.kube_dns_dnat(bed, "dns-tcp") == dnat_before
         assert dns_flows(bed, CLUSTER_IP) == []
 
     def test_cache_miss_goes_to_kube_dns_upstream_over_tcp(self, running: Running) -> None:
@@ -246,13 +239,13 @@ def test_without_pidfile_rules_wait_for_the_first_60s_sync_and_pods_fall_through
     node_cache.start()
     serving = node_cache.wait_serving()
     time.sleep(max(0.0, node_cache.started_at + 5 - time.monotonic()))
-    dnat_before = kube_dns_dnat(bed, "dns")
+    dnat_before = probes.kube_dns_dnat(bed, "dns")
 
     # Serving on its addresses, yet without rules kube-proxy's DNAT takes the pod's query.
     assert probes.node_cache_rules(bed.node) == ()
     result = probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", "AAAA")
     assert result.answers == ("fd00:ec2::1",), result.output
-    assert kube_dns_dnat(bed, "dns") == dnat_before + 1
+    assert probes.kube_dns_dnat(bed, "dns") == dnat_before + 1
     assert probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", server=LOCAL_IP).status == "NOERROR"
 
     seconds = node_cache.wait_rules(timeout=90, interval=0.25)
@@ -331,7 +324,7 @@ def test_sigterm_under_load_removes_the_rules_and_lookups_fall_through_to_cluste
 ) -> None:
     node_cache.start()
     node_cache.wait_ready()
-    dnat_before = kube_dns_dnat(bed, "dns")
+    dnat_before = probes.kube_dns_dnat(bed, "dns")
     load = ResolverLoad(bed.pod, CLUSTER_IP, ("kubernetes.default.svc.cluster.local",), rate=200, count=800)
     time.sleep(1.5)
 
@@ -347,7 +340,7 @@ def test_sigterm_under_load_removes_the_rules_and_lookups_fall_through_to_cluste
     assert len(after) > 100
     assert all(lookup.ok for lookup in after), [lookup for lookup in after if not lookup.ok]
     # Every lookup after the stop went through kube-proxy to cluster CoreDNS.
-    assert kube_dns_dnat(bed, "dns") - dnat_before >= len(after)
+    assert probes.kube_dns_dnat(bed, "dns") - dnat_before >= len(after)
     assert all(sigterm <= lookup.sent < exited for lookup in result.failed), result.failed
     assert len(result.failed) <= 5
     measured(
@@ -360,7 +353,7 @@ def test_sigkill_leaves_the_rules_and_black_holes_lookups_until_a_restart(bed: T
     """What an OOM kill does: the spec's fallthrough does not happen."""
     node_cache.start()
     node_cache.wait_ready()
-    dnat_before = kube_dns_dnat(bed, "dns")
+    dnat_before = probes.kube_dns_dnat(bed, "dns")
 
     node_cache.kill()
 
@@ -371,7 +364,7 @@ def test_sigkill_leaves_the_rules_and_black_holes_lookups_until_a_restart(bed: T
         assert "connection refused" in result.output.lower(), result.output
     assert probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", server=LOCAL_IP).status == ""
     # The queries never reached kube-proxy's rules: NOTRACK delivered them to the node, where nothing listens.
-    assert kube_dns_dnat(bed, "dns") == dnat_before
+    assert probes.kube_dns_dnat(bed, "dns") == dnat_before
 
     node_cache.start()
     node_cache.wait_ready()
@@ -493,7 +486,7 @@ def test_non_default_health_and_metrics_ports_work_on_the_binary(
 ) -> None:
     require_root()
     props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, ports=ports)
-    with bed_for(props, tmp_path) as bed:
+    with Testbed(workdir=tmp_path) as bed:
         node_cache = NodeCache(bed, props, binary=NODE_CACHE_BINARY)
         assert node_cache.invocation.liveness_url == f"http://[fd00::10]:{health}/health"
         assert node_cache.invocation.container_ports["metrics"] == metrics

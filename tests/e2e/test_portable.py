@@ -19,7 +19,7 @@ import pytest
 from constructs_nld import NodeLocalDNSProps, is_deployable, synthesize
 from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, bed_for, find_node_cache_binary
+from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary
 
 PORTABLE = NodeLocalDNSProps(portable=True)
 LOCAL_IP = "fd00::10"
@@ -40,7 +40,7 @@ NODE_CACHE_BINARY = _binary()
 @pytest.fixture
 def bed(tmp_path: Path) -> Iterator[Testbed]:
     require_root()
-    with bed_for(PORTABLE, tmp_path) as testbed:
+    with Testbed(workdir=tmp_path) as testbed:
         yield testbed
 
 
