@@ -1,4 +1,4 @@
-"""Fixtures: one test bed for this package, and the measurements printed after the run."""
+"""Fixtures: one test bed for this package, a real node per module, and the measurements printed after the run."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from types import FrameType
 import pytest
 
 from tests.e2e.netns import Testbed, require_root, sweep_stale
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import IMAGE_DIR, RealNodeBed, node_images, real_node
+from tests.harness.images import ImageArchive
 
 _MEASUREMENTS = pytest.StashKey[list[str]]()
 
@@ -31,6 +34,27 @@ def testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Testbed]:
             yield bed
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.fixture(scope="session")
+def images() -> list[ImageArchive]:
+    """The real nodes' images (pause, node-cache's around the binary the tests find), built once; skips without it."""
+    return node_images(IMAGE_DIR, node_cache_binary_or_skip())
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) -> Iterator[RealNodeBed]:
+    """A cluster with one real node (kube-proxy in iptables mode), for the module."""
+    require_root()
+    with real_node(tmp_path_factory.mktemp("realnode"), images) as bed:
+        yield bed
+
+
+@pytest.fixture
+def node(real: RealNodeBed) -> Iterator[RealNodeBed]:
+    """The module's real node for one test; after it the cluster is reset and the node's pods are gone."""
+    yield real
+    real.reset()
 
 
 @pytest.fixture(scope="session")

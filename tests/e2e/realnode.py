@@ -24,7 +24,9 @@ binary the data-plane tests find); without that binary the tests are skipped.
 from __future__ import annotations
 
 import contextlib
+import copy
 import ipaddress
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -33,12 +35,20 @@ from pathlib import Path
 from typing import Any, Final, Self
 
 from constructs_nld import NodeLocalDNSProps, defaults
-from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source, verify
+from constructs_nld.deploy.checks import CheckResult
 from constructs_nld.deploy.source import AppChart, AppSource
 from tests.e2e import probes
-from tests.e2e.netns import KUBE_DNS_ENDPOINT, NODE_UPLINK_IP, SERVICE_CIDR, ClusterIPs, Testbed
+from tests.e2e.netns import (
+    KUBE_DNS_ENDPOINT,
+    NODE_UPLINK_IP,
+    SERVICE_CIDR,
+    ClusterIPs,
+    Testbed,
+    allocate_cluster_ips,
+)
 from tests.e2e.pods import Bridge
-from tests.e2e.serviceapi import endpoint_slice
+from tests.e2e.serviceapi import endpoint_slice, pin_service
 from tests.harness.images import ImageArchive, node_cache_image, pause_image
 from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
 from tests.harness.process import wait_until
@@ -47,18 +57,36 @@ from tests.simcluster import SimulatedCluster
 __all__ = [
     "IMAGE_DIR",
     "NODE_NAME",
-    "NODE_USERS",
+    "MAX_REAL_NODES",
     "SERVED_NAMES",
     "Deployed",
+    "PodSpecChange",
     "RealNodeBed",
     "node_images",
+    "node_name",
+    "node_users",
+    "environ",
     "real_node",
+    "real_nodes",
     "setup_interface_off",
 ]
 
 NODE_NAME: Final = "nld-node-0"
-NODE_USERS: Final = (node_user(NODE_NAME), kube_proxy_user(NODE_NAME))
-"""The API users of the node's kubelet and kube-proxy."""
+"""The first real node's name; the next are ``nld-node-1``, ``nld-node-2``."""
+MAX_REAL_NODES: Final = 3
+"""The most real nodes a cluster of the suite runs (each about 150 MiB and a second of start)."""
+
+
+def node_name(index: int) -> str:
+    """The name of the real node ``index`` of a cluster."""
+    return f"nld-node-{index}"
+
+
+def node_users(count: int) -> tuple[str, ...]:
+    """The API users of ``count`` real nodes' kubelets and kube-proxies."""
+    return tuple(user for i in range(count) for user in (node_user(node_name(i)), kube_proxy_user(node_name(i))))
+
+
 IMAGE_DIR: Final = Path(os.environ.get("NLD_IMAGE_DIR", "/tmp/nld-test-images"))
 """Where the tests build the node's images (``$NLD_IMAGE_DIR``), kept across runs."""
 SERVED_NAMES: Final = ("kubernetes.default.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local")
@@ -77,32 +105,78 @@ def node_images(directory: Path, node_cache: Path) -> list[ImageArchive]:
 
 
 @contextlib.contextmanager
+def real_nodes(
+    workdir: Path, images: list[ImageArchive], count: int, *, proxy_mode: ProxyMode = "iptables"
+) -> Iterator[tuple[RealNodeBed, ...]]:
+    """A simulated cluster (kwok for its simulated nodes) with ``count`` real nodes, a bed each; torn down after.
+
+    Each real node has its namespaces, cluster CoreDNS, containerd, kubelet and kube-proxy;
+    they share the cluster's API server, controllers and scheduler, as the nodes of one
+    cluster do, and :meth:`RealNodeBed.reset` of any one resets the cluster for all.
+    """
+    if not 1 <= count <= MAX_REAL_NODES:
+        raise ValueError(f"count: 1 to {MAX_REAL_NODES} real nodes, got {count}")
+    with contextlib.ExitStack() as stack:
+        sim = stack.enter_context(SimulatedCluster(node_users=node_users(count)))
+        beds = tuple(
+            stack.enter_context(
+                RealNodeBed(sim, workdir / node_name(i), images, name=node_name(i), proxy_mode=proxy_mode)
+            )
+            for i in range(count)
+        )
+        yield beds
+
+
+@contextlib.contextmanager
 def real_node(
     workdir: Path, images: list[ImageArchive], *, proxy_mode: ProxyMode = "iptables"
 ) -> Iterator[RealNodeBed]:
-    """A simulated cluster that knows the real node's users, and the bed of that node, torn down after."""
-    with (
-        SimulatedCluster(node_users=NODE_USERS) as sim,
-        RealNodeBed(sim, workdir, images, proxy_mode=proxy_mode) as bed,
-    ):
+    """A simulated cluster with one real node, and the bed of that node, torn down after."""
+    with real_nodes(workdir, images, 1, proxy_mode=proxy_mode) as (bed,):
         yield bed
 
 
-def setup_interface_off(source: AppSource) -> AppSource:
-    """``source`` with ``-setupinterface=false`` added to node-cache's args: the bed's only change."""
+PodSpecChange = Callable[[dict[str, Any]], None]
+"""A test's own change to the pod template's spec, made after the bed's and named in that test."""
+
+
+def _on_the_bed(obj: dict[str, Any], change: PodSpecChange | None) -> dict[str, Any]:
+    """``obj`` as the bed runs it: a DaemonSet's node-cache gets ``-setupinterface=false``, then ``change``."""
+    if obj["kind"] == "DaemonSet":
+        spec = obj["spec"]["template"]["spec"]
+        for container in spec["containers"]:
+            if "-localip" in (container.get("args") or []):
+                container["args"].append("-setupinterface=false")
+        if change is not None:
+            change(spec)
+    return obj
+
+
+def setup_interface_off(source: AppSource, change: PodSpecChange | None = None) -> AppSource:
+    """``source`` with ``-setupinterface=false`` added to node-cache's args: the bed's only change (and ``change``)."""
 
     def synthesize(cluster_ip: str | None) -> tuple[AppChart, ...]:
         charts = tuple(source(cluster_ip))
         for chart in charts:
             for obj in chart.objects:
-                if obj["kind"] != "DaemonSet":
-                    continue
-                for container in obj["spec"]["template"]["spec"]["containers"]:
-                    if "-localip" in (container.get("args") or []):
-                        container["args"].append("-setupinterface=false")
+                _on_the_bed(obj, change)
         return charts
 
     return synthesize
+
+
+def environ(pid: int) -> dict[str, str]:
+    """The environment of process ``pid``."""
+    pairs = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(p.decode().split("=", 1) for p in pairs if b"=" in p)
+
+
+_COLLECTIONS: Final = {
+    "ConfigMap": "/api/v1/namespaces/{namespace}/configmaps",
+    "Service": "/api/v1/namespaces/{namespace}/services",
+    "ServiceAccount": "/api/v1/namespaces/{namespace}/serviceaccounts",
+    "DaemonSet": "/apis/apps/v1/namespaces/{namespace}/daemonsets",
+}
 
 
 @dataclass(frozen=True)
@@ -114,7 +188,7 @@ class Deployed:
 
 
 class RealNodeBed:
-    """The test bed with a real node, on ``sim`` (which must know :data:`NODE_USERS`); a context manager.
+    """The test bed with the real node ``name``, on ``sim`` (which must know its :func:`node_users`); a context manager.
 
     ``proxy_mode`` picks kube-proxy's mode. :meth:`deploy` runs ``deploy`` on an app;
     :meth:`close` deletes the DaemonSet and waits for its pods to go (kubelet stops them as on
@@ -122,11 +196,19 @@ class RealNodeBed:
     """
 
     def __init__(
-        self, sim: SimulatedCluster, workdir: Path, images: list[ImageArchive], *, proxy_mode: ProxyMode = "iptables"
+        self,
+        sim: SimulatedCluster,
+        workdir: Path,
+        images: list[ImageArchive],
+        *,
+        name: str = NODE_NAME,
+        proxy_mode: ProxyMode = "iptables",
     ) -> None:
         """Plan the bed; :meth:`__enter__` builds it."""
         self.sim = sim
+        self.name = name
         self.rest = sim.control_plane.fixture_api()
+        self.ips: ClusterIPs
         self.workdir = workdir
         self.images = images
         self.proxy_mode = proxy_mode
@@ -155,11 +237,13 @@ class RealNodeBed:
 
     def _build(self) -> None:
         control_plane = self.sim.control_plane
-        ips = ClusterIPs(
+        allocated = allocate_cluster_ips(os.getpid())
+        pin_service(self.rest, _NAMESPACE, "kube-dns", allocated.kube_dns)
+        self.ips = ips = ClusterIPs(
             kubernetes=self._service_ip("default", "kubernetes"),
             kube_dns=self._service_ip(_NAMESPACE, "kube-dns"),
             kube_dns_upstream=_UNUSED_CLUSTER_IP,
-            others=(),
+            others=allocated.others,
         )
         self.bed = self._stack.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips))
         for service in ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
@@ -178,21 +262,21 @@ class RealNodeBed:
         resolv = self.bed.node.etc_dir / "resolv.conf"
         binaries = control_plane.cache_dir / "bin"
         self.proxy = proxy = KubeProxy(
-            name=NODE_NAME,
+            name=self.name,
             netns=self.bed.node.name,
             mode=self.proxy_mode,
             directory=self.workdir / "kube-proxy",
             binary=binaries / "kube-proxy",
-            kubeconfig=control_plane.kubeconfig_for(kube_proxy_user(NODE_NAME)),
+            kubeconfig=control_plane.kubeconfig_for(kube_proxy_user(self.name)),
         )
         self.node = self._stack.enter_context(
             RealNode(
-                name=NODE_NAME,
+                name=self.name,
                 netns=self.bed.node.name,
                 node_ip=NODE_UPLINK_IP,
                 directory=self.workdir / "node",
                 kubelet_binary=binaries / "kubelet",
-                kubeconfig=control_plane.kubeconfig_for(node_user(NODE_NAME)),
+                kubeconfig=control_plane.kubeconfig_for(node_user(self.name)),
                 rest=self.rest,
                 images=self.images,
                 resolv_conf=resolv,
@@ -200,7 +284,7 @@ class RealNodeBed:
                 proxy=proxy,
             )
         )
-        self._stack.callback(self._delete_daemon_sets)
+        self._stack.callback(self.delete_daemon_sets)
         self.wait_for("kube-proxy to program kube-dns", lambda: self.proxy.programs(ips.kube_dns), 60)
 
     def close(self) -> None:
@@ -208,12 +292,20 @@ class RealNodeBed:
         self._stack.close()
 
     def reset(self) -> None:
-        """The cluster reset for the next test (the Node stays), once kubelet has stopped the node's pods."""
+        """The cluster reset for the next test (the Nodes stay), once kubelet has stopped this node's pods.
+
+        The cluster's other real nodes then :meth:`settle` too.
+        """
         self.sim.reset(nodes=False)
+        pin_service(self.rest, _NAMESPACE, "kube-dns", self.ips.kube_dns)
+        self.settle()
+
+    def settle(self) -> None:
+        """Until kubelet has stopped this node's node-cache pods and their rules are gone."""
         wait_until("the node's pods to be stopped", lambda: not self.pods(), 90, 0.2, watch=(self.node.kubelet,))
         wait_until("node-cache's rules to be gone", lambda: not probes.node_cache_rules(self.bed.node), 30, 0.2)
 
-    def _delete_daemon_sets(self) -> None:
+    def delete_daemon_sets(self) -> None:
         """Delete every DaemonSet of the namespace and wait until kubelet has stopped their pods."""
         collection = f"/apis/apps/v1/namespaces/{_NAMESPACE}/daemonsets"
         for item in self.rest.items(collection):
@@ -226,17 +318,84 @@ class RealNodeBed:
         wait_until("the node's pods to be stopped", lambda: not self.pods(), 90, 0.2)
 
     # --------------------------------------------------------------------- the app ---
-    def deploy(self, props: NodeLocalDNSProps | None = None, **options: Any) -> Deployed:
-        """``deploy`` of ``props`` (default: the spec's) with ``options``, as a user runs it; its report and lines."""
+    def deploy(
+        self, props: NodeLocalDNSProps | None = None, *, change: PodSpecChange | None = None, **options: Any
+    ) -> Deployed:
+        """``deploy`` of ``props`` (default: the spec's) with ``options``, as a user runs it; its report and lines.
+
+        ``change``: a test's own deviation in the pod template's spec (see :data:`PodSpecChange`).
+        """
         client = load_client(str(self.sim.control_plane.kubeconfig_path), None, timeout=10)
         lines: list[str] = []
-        source = setup_interface_off(props_source(props or NodeLocalDNSProps()))
+        source = setup_interface_off(props_source(props or NodeLocalDNSProps()), change)
         report = deploy(client, source, DeployOptions(**options), out=lines.append)
         return Deployed(report, "\n".join(lines))
 
+    def verify(
+        self, props: NodeLocalDNSProps | None = None, *, change: PodSpecChange | None = None
+    ) -> list[CheckResult]:
+        """``verify`` of ``props`` (default: the spec's), the app as :meth:`deploy` runs it."""
+        client = load_client(str(self.sim.control_plane.kubeconfig_path), None, timeout=10)
+        return verify(client, setup_interface_off(props_source(props or NodeLocalDNSProps()), change))
+
+    def apply(self, objects: list[dict[str, Any]], *, change: PodSpecChange | None = None) -> None:
+        """Server-side apply ``objects`` as ``kubectl apply --server-side`` would: what ``deploy`` would refuse."""
+        for obj in objects:
+            collection = _COLLECTIONS[obj["kind"]].format(namespace=obj["metadata"]["namespace"])
+            self.rest.request(
+                "PATCH",
+                f"{collection}/{obj['metadata']['name']}",
+                body=_on_the_bed(copy.deepcopy(obj), change),
+                query={"fieldManager": "kubectl", "force": "true"},
+                content_type="application/apply-patch+yaml",
+            )
+
+    def container_process(self, pod_uid: str, container: str = "node-cache") -> dict[str, Any]:
+        """The process containerd runs as ``container`` of pod ``pod_uid`` (its OCI spec), even between crashes.
+
+        Its ``args`` are as kubelet expanded them, its ``env`` as kubelet gave it.
+        """
+        found: list[dict[str, Any]] = []
+
+        def recorded() -> bool:
+            for line in self.node.containerd.ctr("containers", "list", "--quiet").split():
+                try:
+                    info = json.loads(self.node.containerd.ctr("containers", "info", line))
+                except RuntimeError:
+                    continue
+                labels = info.get("Labels") or {}
+                if (
+                    labels.get("io.kubernetes.pod.uid") == pod_uid
+                    and labels.get("io.kubernetes.container.name") == container
+                ):
+                    found.append(info["Spec"]["process"])
+                    return True
+            return False
+
+        self.wait_for(f"containerd to hold a {container} container of pod {pod_uid}", recorded, 30)
+        return found[0]
+
+    def container_env(self, pod_uid: str, container: str = "node-cache") -> dict[str, str]:
+        """The environment of :meth:`container_process`."""
+        return dict(pair.split("=", 1) for pair in self.container_process(pod_uid, container)["env"])
+
+    def container_log(self, pod_uid: str, container: str = "node-cache") -> str:
+        """What every run of ``container`` in pod ``pod_uid`` wrote, from kubelet's log files, oldest run first.
+
+        Each line of kubelet's CRI log format (``<time> <stream> <tag> <text>``) is given as its text.
+        """
+        runs = sorted(
+            self.node.kubelet.pod_logs_dir.glob(f"*_{pod_uid}/{container}/*.log"),
+            key=lambda path: int(path.stem) if path.stem.isdigit() else -1,
+        )
+        lines = [line.split(" ", 3)[-1] for run in runs for line in run.read_text(errors="replace").splitlines()]
+        return "\n".join(lines)
+
     def pods(self) -> list[dict[str, Any]]:
-        """The node-cache pods (any phase, deleting ones too)."""
-        return self.rest.items(_PODS, labelSelector="k8s-app=node-local-dns")
+        """The node-cache pods of this node (any phase, deleting ones too)."""
+        return self.rest.items(
+            _PODS, labelSelector="k8s-app=node-local-dns", fieldSelector=f"spec.nodeName={self.name}"
+        )
 
     def node_cache_pod(self, timeout: float = 60) -> dict[str, Any]:
         """The one pod on the node once it is Ready (and not deleting)."""
@@ -264,13 +423,15 @@ class RealNodeBed:
                 return int(fields[1])
         raise LookupError(f"no task for container {container} ({container_id}) of {pod['metadata']['name']}")
 
-    def node_cache_requests(self) -> float:
+    def node_cache_requests(self, metrics_port: int = defaults.METRICS_PORT) -> float:
         """Lookups node-cache received on the kube-dns ClusterIP (its metrics at the node's address)."""
-        url = f"http://[{NODE_UPLINK_IP}]:{defaults.METRICS_PORT}/metrics"
+        url = f"http://[{NODE_UPLINK_IP}]:{metrics_port}/metrics"
         server = f"dns://[{self.bed.ips.kube_dns}]:53"
         return probes.scrape(self.bed.node, url).total("coredns_dns_requests_total", server=server)
 
-    def wait_intercepting(self, name: str = "kubernetes.default.svc.cluster.local") -> None:
+    def wait_intercepting(
+        self, name: str = "kubernetes.default.svc.cluster.local", *, metrics_port: int = defaults.METRICS_PORT
+    ) -> None:
         """Until the pod is Ready, kube-proxy programs kube-dns-upstream and a lookup of ``name`` reaches node-cache."""
         self.node_cache_pod()
         upstream = self.rest.get(f"/api/v1/namespaces/{_NAMESPACE}/services/{defaults.UPSTREAM_SERVICE_NAME}")
@@ -280,13 +441,32 @@ class RealNodeBed:
 
         def intercepted() -> bool:
             try:
-                served = self.node_cache_requests()
+                served = self.node_cache_requests(metrics_port)
             except RuntimeError:  # its metrics listener not up yet
                 return False
             probes.dig(self.bed.pod, name, "AAAA")
-            return self.node_cache_requests() > served
+            return self.node_cache_requests(metrics_port) > served
 
         self.wait_for("a pod's lookup to reach node-cache", intercepted, 30)
+
+    def wait_crash(self, container: str = "node-cache", timeout: float = 90) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The first node-cache pod (not deleting) whose ``container`` has ended once, and how it ended."""
+        found: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+        def ended() -> bool:
+            found[:] = [
+                (pod, ending)
+                for pod in self.pods()
+                if not pod["metadata"].get("deletionTimestamp")
+                for status in pod["status"].get("containerStatuses") or []
+                if status["name"] == container
+                for ending in (status.get("lastState", {}).get("terminated"), status["state"].get("terminated"))
+                if ending
+            ]
+            return bool(found)
+
+        self.wait_for(f"{container} to end once", ended, timeout)
+        return found[0]
 
     def roll(self) -> None:
         """A rolling update as a change makes one: a new template annotation; the controller and kubelet do the rest."""

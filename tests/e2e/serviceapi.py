@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any, Final, Self
 from constructs_nld import NodeLocalDNSProps, defaults, synthesize
 from tests.harness.controlplane import ControlPlane
 from tests.harness.node import kube_proxy_user
+from tests.harness.rest import Rest
 
 if TYPE_CHECKING:
     from tests.e2e.netns import ClusterIPs
 
-__all__ = ["NODE_NAME", "PROXY_USER", "ServiceAPI", "endpoint_slice", "shared"]
+__all__ = ["NODE_NAME", "PROXY_USER", "ServiceAPI", "endpoint_slice", "pin_service", "service_at", "shared"]
 
 NODE_NAME: Final = "nld-test-bed"
 """The Node every bed's kube-proxy runs as (``hostnameOverride``)."""
@@ -76,6 +77,29 @@ def _synthesized_upstream_service() -> dict[str, Any]:
         if obj["kind"] == "Service" and obj["metadata"]["name"] == defaults.UPSTREAM_SERVICE_NAME
     ]
     return service
+
+
+def service_at(live: dict[str, Any], cluster_ip: str) -> dict[str, Any]:
+    """The Service ``live`` as a body to create it again, at ``cluster_ip`` (its other fields as they are)."""
+    spec = {key: value for key, value in live["spec"].items() if key not in ("clusterIP", "clusterIPs")}
+    metadata = {key: live["metadata"][key] for key in ("name", "namespace", "labels") if key in live["metadata"]}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata, "spec": {**spec, "clusterIP": cluster_ip}}
+
+
+def pin_service(rest: Rest, namespace: str, name: str, cluster_ip: str) -> None:
+    """Service ``namespace/name`` at ``cluster_ip``: recreated there with its spec unless it is there already.
+
+    A Service's ClusterIP is immutable, and one a test names (kube-dns at the tenth address)
+    must be asked for at creation.
+    """
+    path = f"/api/v1/namespaces/{namespace}/services/{name}"
+    live = rest.get(path)
+    if live is None:
+        raise LookupError(f"service {namespace}/{name} missing")
+    if live["spec"].get("clusterIP") == cluster_ip:
+        return
+    rest.request("DELETE", path, body=_DELETE, ok=(200,))
+    rest.request("POST", f"/api/v1/namespaces/{namespace}/services", body=service_at(live, cluster_ip), ok=(201,))
 
 
 class ServiceAPI:
@@ -122,15 +146,7 @@ class ServiceAPI:
 
     def _write_objects(self) -> None:
         rest = self.control_plane.fixture_api()
-        kube_dns = rest.get(f"{_SERVICES}/kube-dns")
-        assert kube_dns is not None, "the control plane's bootstrap writes kube-dns"
-        kube_dns["spec"]["clusterIP"] = self.ips.kube_dns
-        kube_dns["spec"]["clusterIPs"] = [self.ips.kube_dns]
-        for field in ("resourceVersion", "uid", "creationTimestamp", "managedFields"):
-            kube_dns["metadata"].pop(field, None)
-        kube_dns.pop("status", None)
-        rest.request("DELETE", f"{_SERVICES}/kube-dns", body=_DELETE, ok=(200,))
-        rest.request("POST", _SERVICES, body=kube_dns, ok=(201,))
+        pin_service(rest, _NAMESPACE, "kube-dns", self.ips.kube_dns)
         upstream = _synthesized_upstream_service()
         upstream["spec"] = {**upstream["spec"], "clusterIP": self.ips.kube_dns_upstream}
         rest.request("POST", _SERVICES, body=upstream, ok=(201,))

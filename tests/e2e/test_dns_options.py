@@ -1,21 +1,25 @@
-"""The DNS options beyond the spec's four blocks, on node-cache 1.26.8 itself.
+"""The DNS options beyond the spec's four blocks, on node-cache 1.26.8 in the synthesized pod on a real node.
 
-Each scenario gets a fresh node and runs the real binary with what the synth of its props
-gives it (:class:`tests.e2e.nodecache.NodeCache`). The upstreams the props name are second
-CoreDNS processes (1.13.2, node-cache's own CoreDNS) in the cluster-DNS namespace, each at an
-address of its own and logging every query it gets, so a test can say who answered and who
-was never asked. Every test here needs the node-cache binary; without it they are skipped,
-as one line of the summary naming ``NODE_CACHE_BIN``.
+Each scenario deploys its props to the module's real node (:mod:`tests.e2e.realnode`):
+kubelet, containerd and kube-proxy run the pod the DaemonSet controller makes. The
+upstreams the props name are second CoreDNS processes (1.13.2, node-cache's own CoreDNS) in
+the cluster-DNS namespace, each at an address of its own and logging every query it gets,
+so a test can say who answered and who was never asked. Every test here needs the
+node-cache binary; without it they are skipped, as one line of the summary naming
+``NODE_CACHE_BIN``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,15 +35,17 @@ from constructs_nld import (
     ServerBlock,
     ServeStale,
     ZoneCache,
+    synthesize,
 )
 from constructs_nld import placeholders as ph
+from constructs_nld.deploy.errors import PreconditionError
 from tests.e2e import probes, zones
-from tests.e2e.netns import CoreDNS, Testbed, require_root
-from tests.e2e.nodecache import NodeCache, node_cache_binary_or_skip
+from tests.e2e.netns import CoreDNS, Testbed
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import RealNodeBed
 from tests.e2e.resolver import ResolverLoad
-from tests.harness.process import wait_until
 
-NODE_CACHE_BINARY = node_cache_binary_or_skip()
+node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 
 CLUSTER_IP = "fd00:ec2::a"
 LOCAL_IP = "fd00::10"
@@ -58,8 +64,8 @@ SLOW_UPSTREAM = "fd03::300"
 
 
 def props(**options: object) -> NodeLocalDNSProps:
-    """Deployable props (the test bed's kube-dns ClusterIP) with ``options``."""
-    return NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, **options)  # type: ignore[arg-type]
+    """The spec's props with ``options``."""
+    return NodeLocalDNSProps(**options)  # type: ignore[arg-type]
 
 
 def record(name: str, address: str) -> zones.ExternalRecord:
@@ -80,37 +86,55 @@ class Upstream:
         return [line for line in self.process.log.splitlines() if pattern.search(line)]
 
 
-def start_upstream(
-    bed: Testbed,
-    address: str,
-    records: Mapping[str, Sequence[zones.ExternalRecord]],
-    *,
-    port: int = 53,
-    ttl: int = 300,
-    plugin: str | None = None,
-) -> Upstream:
-    """A CoreDNS at ``address``:``port`` serving a zone file per origin of ``records`` (or ``plugin`` for all)."""
-    bed.cluster_dns.ip("addr", "add", f"{address}/128", "dev", "lo")
-    directory = bed.workdir / f"upstream-{address.replace(':', '-')}"
-    directory.mkdir()
-    blocks = []
-    for origin, rows in records.items():
-        path = directory / f"db.{origin}"
-        path.write_text(zones.external_zone(origin=origin, records=rows, ttl=ttl))
-        answer = plugin or f"file {path}"
-        blocks.append(f"{origin}:{port} {{\n    bind {address}\n    log\n    errors\n    {answer}\n}}\n")
-    process = bed.start_coredns(bed.cluster_dns, "".join(blocks), directory.name)
-    return Upstream(process, address)
+Upstreams = Callable[..., Upstream]
+"""Starts an upstream for one test (:func:`upstreams`): ``(address, records, *, port=53, ttl=300, plugin=None)``."""
 
 
-def start_node_cache(bed: Testbed, options: NodeLocalDNSProps, **kwargs: object) -> NodeCache:
-    """node-cache as the synth of ``options`` runs it, intercepting, past its loop self-checks."""
-    node_cache = NodeCache(bed, options, binary=NODE_CACHE_BINARY, **kwargs)  # type: ignore[arg-type]
-    node_cache.start()
-    node_cache.wait_ready()
-    blocks = node_cache.invocation.corefile_base.count("\n    loop\n")
-    probes.wait_for_loop_self_check(bed.node, NODE_CACHE_METRICS, listener=LOCAL_LISTENER, blocks=blocks)
-    return node_cache
+@pytest.fixture
+def upstreams(node: RealNodeBed, tmp_path: Path) -> Iterator[Upstreams]:
+    """Start upstreams in the cluster-DNS namespace for one test; each stops, and its address goes, after it."""
+    bed = node.bed
+    with contextlib.ExitStack() as stack:
+
+        def start(
+            address: str,
+            records: Mapping[str, Sequence[zones.ExternalRecord]],
+            *,
+            port: int = 53,
+            ttl: int = 300,
+            plugin: str | None = None,
+        ) -> Upstream:
+            """A CoreDNS at ``address``:``port`` serving a zone file per origin of ``records`` (or ``plugin``)."""
+            bed.cluster_dns.ip("addr", "add", f"{address}/128", "dev", "lo")
+            stack.callback(bed.cluster_dns.ip, "addr", "del", f"{address}/128", "dev", "lo")
+            directory = tmp_path / f"upstream-{address.replace(':', '-')}"
+            directory.mkdir()
+            blocks = []
+            for origin, rows in records.items():
+                path = directory / f"db.{origin}"
+                path.write_text(zones.external_zone(origin=origin, records=rows, ttl=ttl))
+                answer = plugin or f"file {path}"
+                blocks.append(f"{origin}:{port} {{\n    bind {address}\n    log\n    errors\n    {answer}\n}}\n")
+            process = stack.enter_context(bed.coredns(bed.cluster_dns, "".join(blocks), str(directory)))
+            return Upstream(process, address)
+
+        yield start
+
+
+def start_node_cache(node: RealNodeBed, options: NodeLocalDNSProps) -> dict[str, Any]:
+    """Deploy ``options``; once node-cache intercepts, past its loop self-checks, its pod."""
+    node.deploy(options, wait=True, stall_after=60)
+    node.wait_intercepting()
+    config_map = node.rest.get("/api/v1/namespaces/kube-system/configmaps/node-local-dns")
+    assert config_map is not None
+    blocks = config_map["data"]["Corefile"].count("\n    loop\n")
+    probes.wait_for_loop_self_check(node.bed.node, NODE_CACHE_METRICS, listener=LOCAL_LISTENER, blocks=blocks)
+    return node.node_cache_pod()
+
+
+def rendered_corefile(node: RealNodeBed, pod: dict[str, Any]) -> str:
+    """The Corefile node-cache rendered (the synth's ``-conf``), inside its container."""
+    return Path(f"/proc/{node.container_pid(pod)}/root/etc/Corefile").read_text()
 
 
 def node_cache_metric(bed: Testbed, name: str, **labels: str) -> float:
@@ -124,24 +148,19 @@ def forwarded_to(bed: Testbed, *upstreams: str) -> float:
     return sum(metrics.total("coredns_proxy_request_duration_seconds_count", to=to) for to in upstreams)
 
 
-@pytest.fixture
-def bed(tmp_path: Path) -> Iterator[Testbed]:
-    """A fresh node for one scenario; every props of this module has the same kube-dns-upstream Service."""
-    require_root()
-    with Testbed(workdir=tmp_path) as testbed:
-        yield testbed
-
-
 # ------------------------------------------------------------------ zones, upstreams ---
-def test_stub_zone_is_answered_by_its_own_upstream_over_tcp_and_never_reaches_cluster_coredns(bed: Testbed) -> None:
-    corp = start_upstream(
-        bed, CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]},
+def test_stub_zone_is_answered_by_its_own_upstream_over_tcp_and_never_reaches_cluster_coredns(
+    node: RealNodeBed, upstreams: Upstreams
+) -> None:
+    bed = node.bed
+    corp = upstreams(
+        CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]},
         port=5353,
     )  # fmt: skip
     zone = ForwardZone(
         names=("corp.example",), upstreams=(f"[{CORP_UPSTREAM}]:5353",), forward=ForwardOptions(protocol="force_tcp")
     )
-    start_node_cache(bed, props(zones=(zone,)))
+    start_node_cache(node, props(zones=(zone,)))
     cluster_before = probes.cluster_requests(bed)
     resolvers_before = forwarded_to(bed, *NODE_RESOLVERS)
 
@@ -156,9 +175,12 @@ def test_stub_zone_is_answered_by_its_own_upstream_over_tcp_and_never_reaches_cl
     assert forwarded_to(bed, *NODE_RESOLVERS) == resolvers_before
 
 
-def test_catch_all_is_answered_by_upstream_servers_not_the_nodes_resolvers(bed: Testbed) -> None:
-    private = start_upstream(bed, PRIVATE_RESOLVER, {"example.org": [record("www.example.org", "2001:db8::f2")]})
-    start_node_cache(bed, props(upstream_servers=(PRIVATE_RESOLVER,)))
+def test_catch_all_is_answered_by_upstream_servers_not_the_nodes_resolvers(
+    node: RealNodeBed, upstreams: Upstreams
+) -> None:
+    bed = node.bed
+    private = upstreams(PRIVATE_RESOLVER, {"example.org": [record("www.example.org", "2001:db8::f2")]})
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,)))
     private_before = forwarded_to(bed, f"[{PRIVATE_RESOLVER}]:53")
 
     result = probes.dig(bed.pod, "www.example.org", "AAAA")
@@ -173,12 +195,13 @@ def test_catch_all_is_answered_by_upstream_servers_not_the_nodes_resolvers(bed: 
 
 # ------------------------------------------------------------------- cache behaviour ---
 @pytest.mark.parametrize("serve_stale", [True, False], ids=["with-serve-stale", "without"])
-def test_serve_stale_answers_an_expired_name_while_its_upstream_is_down(bed: Testbed, serve_stale: bool) -> None:
-    private = start_upstream(
-        bed, PRIVATE_RESOLVER, {"stale.example": [record("api.stale.example", "2001:db8::5")]}, ttl=1
-    )
+def test_serve_stale_answers_an_expired_name_while_its_upstream_is_down(
+    node: RealNodeBed, upstreams: Upstreams, serve_stale: bool
+) -> None:
+    bed = node.bed
+    private = upstreams(PRIVATE_RESOLVER, {"stale.example": [record("api.stale.example", "2001:db8::5")]}, ttl=1)
     cache = CacheSettings(serve_stale=ServeStale(duration="1h") if serve_stale else None)
-    start_node_cache(bed, props(upstream_servers=(PRIVATE_RESOLVER,), cache=cache))
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), cache=cache))
     assert probes.dig(bed.pod, "api.stale.example").answers == ("2001:db8::5",)
 
     private.process.stop()
@@ -199,14 +222,13 @@ def test_serve_stale_answers_an_expired_name_while_its_upstream_is_down(bed: Tes
 
 @pytest.mark.parametrize("prefetch", [True, False], ids=["with-prefetch", "without"])
 def test_prefetch_refreshes_a_hot_name_before_it_expires_so_no_lookup_misses(
-    bed: Testbed, prefetch: bool, measured: Callable[[str], None]
+    node: RealNodeBed, upstreams: Upstreams, prefetch: bool, measured: Callable[[str], None]
 ) -> None:
+    bed = node.bed
     ttl = 8
-    private = start_upstream(
-        bed, PRIVATE_RESOLVER, {"hot.example": [record("api.hot.example", "2001:db8::7")]}, ttl=ttl
-    )
+    private = upstreams(PRIVATE_RESOLVER, {"hot.example": [record("api.hot.example", "2001:db8::7")]}, ttl=ttl)
     cache = CacheSettings(prefetch=Prefetch(amount=1, duration="1m", percentage=50) if prefetch else None)
-    start_node_cache(bed, props(upstream_servers=(PRIVATE_RESOLVER,), cache=cache))
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), cache=cache))
     misses_before = node_cache_metric(bed, "coredns_cache_misses_total", server=f"dns://[{CLUSTER_IP}]:53")
 
     answers = []
@@ -242,22 +264,22 @@ def _peak_rss_kib(pid: int) -> int:
 
 @pytest.mark.parametrize("cap", [50, None], ids=["capped", "uncapped"])
 def test_max_concurrent_caps_queries_in_flight_to_a_slow_upstream(
-    bed: Testbed, cap: int | None, measured: Callable[[str], None]
+    node: RealNodeBed, upstreams: Upstreams, cap: int | None, measured: Callable[[str], None]
 ) -> None:
     """A slow upstream under load: with a cap the excess is refused at once, and node-cache's memory stays low."""
+    bed = node.bed
     delay, rate, seconds = 1.0, 800, 8
     erratic = f"erratic {{\n        delay 1 {delay:g}s\n    }}"
-    slow = start_upstream(bed, SLOW_UPSTREAM, {"slow.example": []}, plugin=erratic)
+    slow = upstreams(SLOW_UPSTREAM, {"slow.example": []}, plugin=erratic)
     zone = ForwardZone(names=("slow.example",), upstreams=(SLOW_UPSTREAM,), forward=ForwardOptions(max_concurrent=cap))
-    node_cache = start_node_cache(bed, props(zones=(zone,)))
-    assert node_cache.process is not None
-    baseline = _peak_rss_kib(node_cache.process.pid)
+    pid = node.container_pid(start_node_cache(node, props(zones=(zone,))))
+    baseline = _peak_rss_kib(pid)
 
     names = [f"q{i}.slow.example" for i in range(rate * seconds)]
     load = ResolverLoad(bed.pod, CLUSTER_IP, names, rate=rate, count=len(names), timeout=4)
     result = load.result()
 
-    peak = _peak_rss_kib(node_cache.process.pid)
+    peak = _peak_rss_kib(pid)
     outcomes = [lookup.outcome for lookup in result.lookups]
     query = re.compile(r'"AAAA IN q[0-9]+\.slow\.example\. ')
     received = sum(1 for line in slow.process.log.splitlines() if query.search(line))
@@ -280,9 +302,10 @@ def test_max_concurrent_caps_queries_in_flight_to_a_slow_upstream(
 
 # ----------------------------------------------------------- records, logs, dns64 ---
 def test_hosts_entry_is_answered_by_node_cache_with_no_upstream_query_and_other_names_fall_through(
-    bed: Testbed,
+    node: RealNodeBed,
 ) -> None:
-    start_node_cache(bed, props(hosts=(HostEntry(name="registry.corp.example", addresses=("2001:db8:c::5",)),)))
+    bed = node.bed
+    start_node_cache(node, props(hosts=(HostEntry(name="registry.corp.example", addresses=("2001:db8:c::5",)),)))
     before = forwarded_to(bed, *NODE_RESOLVERS)
 
     result = probes.dig(bed.pod, "registry.corp.example")
@@ -294,14 +317,15 @@ def test_hosts_entry_is_answered_by_node_cache_with_no_upstream_query_and_other_
     assert forwarded_to(bed, *NODE_RESOLVERS) == before + 1
 
 
-def test_query_log_of_denials_logs_the_nxdomain_and_not_the_answer(bed: Testbed) -> None:
-    node_cache = start_node_cache(bed, props(query_log=("denial",)))
+def test_query_log_of_denials_logs_the_nxdomain_and_not_the_answer(node: RealNodeBed) -> None:
+    bed = node.bed
+    uid = start_node_cache(node, props(query_log=("denial",)))["metadata"]["uid"]
 
     assert probes.dig(bed.pod, "nothere.example.org").status == "NXDOMAIN"
     assert probes.dig(bed.pod, "www.example.org").status == "NOERROR"
 
-    wait_until("the query log line", lambda: '"AAAA IN nothere.example.org. udp' in node_cache.log, 5)
-    logged = [line for line in node_cache.log.splitlines() if '"AAAA IN ' in line]
+    node.wait_for("the query log line", lambda: '"AAAA IN nothere.example.org. udp' in node.container_log(uid), 10)
+    logged = [line for line in node.container_log(uid).splitlines() if '"AAAA IN ' in line]
     assert any("nothere.example.org." in line and "NXDOMAIN" in line for line in logged), logged
     assert not any("www.example.org." in line for line in logged), logged
 
@@ -312,10 +336,11 @@ def test_query_log_of_denials_logs_the_nxdomain_and_not_the_answer(bed: Testbed)
     ids=["well-known-prefix", "own-prefix"],
 )
 def test_dns64_answers_aaaa_of_an_ipv4_only_name_with_the_prefix_address(
-    bed: Testbed, dns64: Dns64, expected: str
+    node: RealNodeBed, upstreams: Upstreams, dns64: Dns64, expected: str
 ) -> None:
-    start_upstream(bed, PRIVATE_RESOLVER, {"legacy.example": [record("v4.legacy.example", "192.0.2.10")]})
-    start_node_cache(bed, props(upstream_servers=(PRIVATE_RESOLVER,), dns64=dns64))
+    bed = node.bed
+    upstreams(PRIVATE_RESOLVER, {"legacy.example": [record("v4.legacy.example", "192.0.2.10")]})
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), dns64=dns64))
 
     result = probes.dig(bed.pod, "v4.legacy.example", "AAAA")
 
@@ -323,7 +348,8 @@ def test_dns64_answers_aaaa_of_an_ipv4_only_name_with_the_prefix_address(
     assert result.answers == (expected,), result.output
 
 
-def test_extra_server_block_of_the_model_is_loaded_and_served(bed: Testbed) -> None:
+def test_extra_server_block_of_the_model_is_loaded_and_served(node: RealNodeBed) -> None:
+    bed = node.bed
     block = ServerBlock(
         zone="lab.example",
         port=53,
@@ -333,20 +359,21 @@ def test_extra_server_block_of_the_model_is_loaded_and_served(bed: Testbed) -> N
             Directive("hosts", ("/dev/null",), (Directive("2001:db8::1ab", ("box.lab.example",)),)),
         ),
     )
-    start_node_cache(bed, props(extra_server_blocks=(block,)))
+    start_node_cache(node, props(extra_server_blocks=(block,)))
 
     result = probes.dig(bed.pod, "box.lab.example")
 
     assert result.answers == ("2001:db8::1ab",), result.output
 
 
-def test_zone_with_its_own_cache_keeps_answers_as_long_as_its_ttl(bed: Testbed) -> None:
-    corp = start_upstream(
-        bed, CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]},
+def test_zone_with_its_own_cache_keeps_answers_as_long_as_its_ttl(node: RealNodeBed, upstreams: Upstreams) -> None:
+    bed = node.bed
+    corp = upstreams(
+        CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]},
         ttl=3600,
     )  # fmt: skip
     zone = ForwardZone(names=("corp.example",), upstreams=(CORP_UPSTREAM,), cache=ZoneCache(ttl=2))
-    start_node_cache(bed, props(zones=(zone,)))
+    start_node_cache(node, props(zones=(zone,)))
 
     first = probes.dig(bed.pod, "git.corp.example")
     cached = probes.dig(bed.pod, "git.corp.example")
@@ -361,45 +388,67 @@ KUBE_DNS_STUB = {"stubDomains": json.dumps({"corp.example": [CORP_UPSTREAM]})}
 """A kube-dns ConfigMap sending ``corp.example`` to the company's resolver, as kube-dns users write it."""
 
 
-def test_node_cache_reads_stub_domains_of_the_mounted_kube_dns_config_map(bed: Testbed) -> None:
-    """The spec's mount makes ``/etc/kube-dns`` exist, and node-cache reads it even without ``-kubednscm``."""
-    corp = start_upstream(bed, CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]})
-    node_cache = NodeCache(bed, props(), binary=NODE_CACHE_BINARY)
-    assert "-kubednscm" not in node_cache.invocation.argv
-    node_cache.write_config_map("/etc/kube-dns", KUBE_DNS_STUB)
-    node_cache.start()
-    node_cache.wait_ready()
+KUBE_DNS_CONFIG_MAP = "/api/v1/namespaces/kube-system/configmaps"
 
-    result = probes.dig(bed.pod, "git.corp.example")
+
+@pytest.fixture
+def kube_dns_config_map(node: RealNodeBed) -> Iterator[None]:
+    """``kube-system/kube-dns`` holding :data:`KUBE_DNS_STUB` for one test (the cluster's, not the app's)."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kube-dns"}, "data": KUBE_DNS_STUB}
+    node.rest.request("POST", KUBE_DNS_CONFIG_MAP, body=body)
+    yield
+    node.rest.request("DELETE", f"{KUBE_DNS_CONFIG_MAP}/kube-dns", ok=(200, 404))
+
+
+@pytest.mark.usefixtures("kube_dns_config_map")
+def test_node_cache_reads_stub_domains_of_the_mounted_kube_dns_config_map(
+    node: RealNodeBed, upstreams: Upstreams
+) -> None:
+    """The spec's mount makes ``/etc/kube-dns`` exist, and node-cache reads it even without ``-kubednscm``."""
+    corp = upstreams(CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]})
+    pod = start_node_cache(node, props())
+    assert "-kubednscm" not in pod["spec"]["containers"][0]["args"]
+
+    result = probes.dig(node.bed.pod, "git.corp.example")
 
     assert result.answers == ("2001:db8:c::1",), result.output
     assert len(corp.queries("git.corp.example")) == 1
-    assert "corp.example:53 {" in node_cache.rendered_corefile_path.read_text()
+    assert "corp.example:53 {" in rendered_corefile(node, pod)
 
 
-def test_without_the_kube_dns_mount_its_stub_domains_are_not_read(bed: Testbed) -> None:
-    corp = start_upstream(bed, CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]})
-    node_cache = NodeCache(bed, props(read_kube_dns_config_map=False), binary=NODE_CACHE_BINARY)
-    assert "/etc/kube-dns" not in node_cache.invocation.volumes
-    node_cache.start()
-    node_cache.wait_ready()
+@pytest.mark.usefixtures("kube_dns_config_map")
+def test_without_the_kube_dns_mount_its_stub_domains_are_not_read(node: RealNodeBed, upstreams: Upstreams) -> None:
+    corp = upstreams(CORP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]})
+    pod = start_node_cache(node, props(read_kube_dns_config_map=False))
+    assert "/etc/kube-dns" not in {m["mountPath"] for m in pod["spec"]["containers"][0]["volumeMounts"]}
 
-    result = probes.dig(bed.pod, "git.corp.example")
+    result = probes.dig(node.bed.pod, "git.corp.example")
 
     # The node's resolvers answer corp.example: nothing there.
     assert result.status == "NXDOMAIN", result.output
     assert corp.queries("git.corp.example") == []
-    assert "corp.example" not in node_cache.rendered_corefile_path.read_text()
+    assert "corp.example" not in rendered_corefile(node, pod)
 
 
-def test_a_stub_domain_the_apps_zones_serve_too_stops_node_cache(bed: Testbed) -> None:
-    """Why deploy refuses such a ConfigMap and verify fails on it: CoreDNS will not serve a zone twice."""
-    zone = ForwardZone(names=("corp.example",), upstreams=(CORP_UPSTREAM,))
-    node_cache = NodeCache(bed, props(zones=(zone,)), binary=NODE_CACHE_BINARY)
-    node_cache.write_config_map("/etc/kube-dns", KUBE_DNS_STUB)
-    node_cache.start()
+@pytest.mark.usefixtures("kube_dns_config_map")
+def test_a_stub_domain_the_apps_zones_serve_too_stops_node_cache(node: RealNodeBed) -> None:
+    """Why deploy refuses such a ConfigMap (applying nothing) and verify fails on it: CoreDNS serves no zone twice."""
+    options = props(zones=(ForwardZone(names=("corp.example",), upstreams=(CORP_UPSTREAM,)),))
+    with pytest.raises(PreconditionError, match="stubDomains corp.example, which the app.s Corefile serves too"):
+        node.deploy(options)
+    assert node.rest.items("/apis/apps/v1/namespaces/kube-system/daemonsets") == []
+    node.apply(
+        [
+            obj
+            for chart in synthesize(replace(options, kube_dns_cluster_ip=CLUSTER_IP))
+            for obj in chart.objects
+            if obj["kind"] in ("Service", "ServiceAccount", "ConfigMap", "DaemonSet")
+        ]
+    )
 
-    code = node_cache.wait_exit(20)
+    pod, ended = node.wait_crash()
 
-    assert code != 0
-    assert "cannot serve dns://corp.example.:53 on fd00::10 - it is already defined" in node_cache.log
+    assert ended["exitCode"] != 0
+    assert "cannot serve dns://corp.example.:53 on fd00::10 - it is already defined" in node.container_log(
+        pod["metadata"]["uid"]
+    )

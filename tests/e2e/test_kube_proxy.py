@@ -31,29 +31,25 @@ from constructs_nld import NodeLocalDNSProps
 from tests.e2e import probes
 from tests.e2e.netns import POD_IP, require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import IMAGE_DIR, SERVED_NAMES, RealNodeBed, node_images, real_node
+from tests.e2e.realnode import SERVED_NAMES, RealNodeBed, real_node
 from tests.e2e.resolver import ResolverLoad
+from tests.harness.images import ImageArchive
 from tests.harness.node import PROXY_MODES, ProxyMode
 
-NODE_IMAGES = node_images(IMAGE_DIR, node_cache_binary_or_skip())
+node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 NAME = SERVED_NAMES[0]
 FALLTHROUGH = NodeLocalDNSProps(interception="fallthrough")
 
 
 @pytest.fixture(scope="module", params=PROXY_MODES)
-def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealNodeBed]:
+def real(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]
+) -> Iterator[RealNodeBed]:
     """A cluster and its real node with kube-proxy in the parameter's mode, for the tests of that mode."""
     require_root()
     mode: ProxyMode = request.param
-    with real_node(tmp_path_factory.mktemp(f"kube-proxy-{mode}"), NODE_IMAGES, proxy_mode=mode) as bed:
+    with real_node(tmp_path_factory.mktemp(f"kube-proxy-{mode}"), images, proxy_mode=mode) as bed:
         yield bed
-
-
-@pytest.fixture
-def node(real: RealNodeBed) -> Iterator[RealNodeBed]:
-    """The real node; after the test the cluster is reset and the node's pods are gone."""
-    yield real
-    real.reset()
 
 
 def tracked(node: RealNodeBed, sport: int | None = None) -> list[probes.ConntrackFlow]:

@@ -9,45 +9,21 @@ bed's pod namespace, whose resolv.conf names the kube-dns ClusterIP.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from constructs_nld import LivenessProbe, NodeLocalDNSProps
 from tests.e2e import probes
-from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, require_root
+from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import IMAGE_DIR, RealNodeBed, node_images, real_node
+from tests.e2e.realnode import RealNodeBed, environ
 
-NODE_IMAGES = node_images(IMAGE_DIR, node_cache_binary_or_skip())
-
-
-@pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealNodeBed]:
-    """The cluster and its real node, for the module."""
-    require_root()
-    with real_node(tmp_path_factory.mktemp("realnode"), NODE_IMAGES) as bed:
-        yield bed
-
-
-@pytest.fixture
-def node(real: RealNodeBed) -> Iterator[RealNodeBed]:
-    """The real node; after the test the cluster is reset and the node's pods are gone."""
-    yield real
-    real.reset()
-
-
-def environ(pid: int) -> dict[str, str]:
-    """The environment of process ``pid``."""
-    pairs = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return dict(p.decode().split("=", 1) for p in pairs if b"=" in p)
+node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 
 
 SECCOMP_FILTER = "2"
@@ -60,7 +36,9 @@ def proc_status(pid: int) -> dict[str, str]:
     return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
-def test_service_first_gives_node_cache_the_upstream_variable_and_it_answers(node: RealNodeBed) -> None:
+def test_service_first_gives_node_cache_the_upstream_variable_and_it_answers(
+    node: RealNodeBed, measured: Callable[[str], None]
+) -> None:
     deployed = node.deploy(wait=True, stall_after=60)
 
     pod = node.node_cache_pod()
@@ -72,6 +50,14 @@ def test_service_first_gives_node_cache_the_upstream_variable_and_it_answers(nod
     result = probes.dig(node.bed.pod, "kubernetes.default.svc.cluster.local", "AAAA")
     assert result.status == "NOERROR", result.output
     assert result.server.startswith(node.bed.ips.kube_dns), result.output
+    memory = node.node.memory()
+    assert memory["shim count"] == 1
+    node_cache = int(proc_status(node.container_pid(pod))["VmRSS"].split()[0])
+    measured(
+        "real node's memory (RSS) with one node-cache pod: "
+        + ", ".join(f"{name} {kib / 1024:.0f} MiB" for name, kib in memory.items() if name != "shim count")
+        + f" (1 shim); node-cache itself {node_cache / 1024:.0f} MiB"
+    )
 
 
 def test_the_config_map_is_mounted_as_corefile_base_and_a_change_reaches_the_pod(node: RealNodeBed) -> None:
@@ -178,29 +164,6 @@ def test_privileged_containers_run_unconfined_by_seccomp(node: RealNodeBed) -> N
     assert proc_status(node.container_pid(pod))["Seccomp"] == "0"
 
 
-def container_env(node: RealNodeBed, pod_uid: str, container: str = "node-cache") -> dict[str, str]:
-    """The environment containerd gives ``container`` of pod ``pod_uid`` (from its OCI spec), even between crashes."""
-    found: list[dict[str, str]] = []
-
-    def recorded() -> bool:
-        for line in node.node.containerd.ctr("containers", "list", "--quiet").split():
-            try:
-                info = json.loads(node.node.containerd.ctr("containers", "info", line))
-            except RuntimeError:
-                continue
-            labels = info.get("Labels") or {}
-            if (
-                labels.get("io.kubernetes.pod.uid") == pod_uid
-                and labels.get("io.kubernetes.container.name") == container
-            ):
-                found.append(dict(pair.split("=", 1) for pair in info["Spec"]["process"]["env"]))
-                return True
-        return False
-
-    node.wait_for(f"containerd to hold a {container} container of pod {pod_uid}", recorded, 30)
-    return found[0]
-
-
 def test_the_daemon_set_first_crash_loops_node_cache_without_its_upstream_and_deploy_restarts_it(
     node: RealNodeBed,
 ) -> None:
@@ -230,8 +193,18 @@ def test_the_daemon_set_first_crash_loops_node_cache_without_its_upstream_and_de
     ((uid, status),) = crashed
     assert not status["ready"]
     assert status["lastState"]["terminated"]["exitCode"] == 1
-    env = container_env(node, uid)
+    env = node.container_env(uid)
     assert "KUBE_DNS_UPSTREAM_SERVICE_HOST" not in env and "KUBE_DNS_SERVICE_HOST" in env
+    log = node.container_log(uid)
+    assert (
+        "[WARNING] Unable to lookup IP address of Upstream service kube-dns-upstream, "
+        "env $KUBE_DNS_UPSTREAM_SERVICE_HOST ``"
+    ) in log
+    assert "forward . <nil> {" in log
+    assert 'plugin/forward: not an IP address or file: "<nil>"' in log
+    assert probes.node_cache_rules(node.bed.node) == ()
+    # No rules, so the pod still resolves through kube-proxy and cluster CoreDNS.
+    assert probes.dig(node.bed.pod, "kubernetes.default.svc.cluster.local").answers == ("fd00:ec2::1",)
     time.sleep(1.1)
 
     redeployed = node.deploy(wait=True, stall_after=90)

@@ -155,8 +155,12 @@ def _blob(directory: Path, data: bytes) -> dict[str, object]:
 
 
 def _write_archive(path: Path, name: str, layer: _Layer, entrypoint: list[str]) -> ImageArchive:
-    """The OCI image archive of ``layer`` at ``path``: one layer, ``entrypoint``, named ``name``."""
-    staging = path.with_suffix(".d")
+    """The OCI image archive of ``layer`` at ``path``: one layer, ``entrypoint``, named ``name``.
+
+    Written beside ``path`` under this process's id and renamed into place, so test processes
+    that build the same image at once each find a whole archive.
+    """
+    staging = path.with_suffix(f".{os.getpid()}.d")
     staging.mkdir(parents=True, exist_ok=True)
     tar = layer.tar()
     layer_blob = _blob(staging, tar)
@@ -189,11 +193,13 @@ def _write_archive(path: Path, name: str, layer: _Layer, entrypoint: list[str]) 
     }
     (staging / "index.json").write_text(json.dumps(index))
     (staging / "oci-layout").write_text(json.dumps({"imageLayoutVersion": "1.0.0"}))
-    with tarfile.open(path, "w") as archive:
+    partial = path.with_suffix(f".{os.getpid()}.tar")
+    with tarfile.open(partial, "w") as archive:
         for item in sorted(staging.rglob("*")):
             if item.is_file():
                 archive.add(item, arcname=str(item.relative_to(staging)))
     shutil.rmtree(staging)
+    partial.replace(path)
     return ImageArchive(name, path)
 
 
@@ -203,10 +209,11 @@ def pause_image(directory: Path) -> ImageArchive:
     if path.exists():
         return ImageArchive(PAUSE_IMAGE, path)
     directory.mkdir(parents=True, exist_ok=True)
-    binary = directory / "pause"
+    binary = directory / f"pause.{os.getpid()}"
     subprocess.run(["gcc", "-O2", "-static", "-o", str(binary), str(_PAUSE_SOURCE)], check=True, capture_output=True)
     layer = _Layer()
     layer.add_bytes("/pause", binary.read_bytes())
+    binary.unlink()
     return _write_archive(path, PAUSE_IMAGE, layer, ["/pause"])
 
 

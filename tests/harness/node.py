@@ -255,6 +255,23 @@ def _pids_with_argument(argument: str) -> list[int]:
     return found
 
 
+def _rss_kib(pid: int) -> int:
+    """``VmRSS`` of process ``pid``, in KiB (0 once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+
+
+def _command(pid: int) -> str:
+    """The program name of process ``pid`` (empty once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 class Kubelet(Process):
     """kubelet in a node's network namespace, on its containerd, registered as ``name`` with ``node_ip``."""
 
@@ -294,6 +311,11 @@ class Kubelet(Process):
         """``--config``: the KubeletConfiguration."""
         return self.directory / "kubelet.yaml"
 
+    @property
+    def pod_logs_dir(self) -> Path:
+        """``podLogsDir``: kubelet's ``<namespace>_<pod>_<uid>/<container>/<restart>.log`` files."""
+        return self.directory / "pod-logs"
+
     def configuration(self) -> dict[str, Any]:
         """What this machine needs of kubelet: cgroup v1 and cgroupfs, swap allowed, no eviction by disk."""
         return {
@@ -314,7 +336,7 @@ class Kubelet(Process):
             "resolvConf": str(self.resolv_conf),
             "clusterDNS": [self.cluster_dns],
             "clusterDomain": "cluster.local",
-            "podLogsDir": str(self.directory / "pod-logs"),
+            "podLogsDir": str(self.pod_logs_dir),
             # The test machine's disk and memory are shared with everything else: never evict.
             "evictionHard": {"memory.available": "1Mi", "nodefs.available": "0%", "imagefs.available": "0%"},
             "imageGCHighThresholdPercent": 100,
@@ -487,7 +509,7 @@ class RealNode:
         self.rest = rest
         self.images = tuple(images)
         self.containerd = Containerd(netns, directory / "containerd")
-        self.cgroups = CgroupRoot(f"nld-{name}")
+        self.cgroups = CgroupRoot(f"nld-{os.getpid()}-{name}")
         self.kubelet = Kubelet(
             name=name,
             netns=netns,
@@ -535,6 +557,21 @@ class RealNode:
     def close(self) -> None:
         """Tear down in the reverse order of the start; idempotent."""
         self._stack.close()
+
+    def memory(self) -> dict[str, int]:
+        """Resident memory in KiB of what the node runs beside its pods' own processes.
+
+        ``kubelet``, ``containerd`` and ``kube-proxy`` (if any), and ``shims``: all of
+        containerd's shims together (one per pod sandbox), with their number as ``shim count``.
+        """
+        daemons: dict[str, Process] = {"kubelet": self.kubelet, "containerd": self.containerd}
+        if self.proxy is not None:
+            daemons["kube-proxy"] = self.proxy
+        usage = {name: _rss_kib(process.process.pid) if process.process else 0 for name, process in daemons.items()}
+        shims = [pid for pid in _pids_with_argument(str(self.containerd.socket)) if "shim" in _command(pid)]
+        usage["shims"] = sum(_rss_kib(pid) for pid in shims)
+        usage["shim count"] = len(shims)
+        return usage
 
     def _delete_node(self) -> None:
         self.rest.request("DELETE", f"/api/v1/nodes/{self.name}", ok=(200, 202, 404))

@@ -1,0 +1,128 @@
+"""A cluster of real and simulated nodes: two real nodes (kubelet, containerd, kube-proxy each) beside kwok's.
+
+The module's cluster (:func:`tests.e2e.realnode.real_nodes`) has two real nodes, each in its
+own network namespaces with its own cluster CoreDNS and pod, and three simulated CPU nodes of
+the EKS fleet (kwok). One DaemonSet controller and one scheduler serve them all, as in a
+cluster: ``deploy --wait`` waits for the five pods, ``verify`` checks the live cluster, each
+real node's pod answers its own node's lookups, and a rolling update goes node by node
+(``maxUnavailable: 1%``) while each real node keeps resolving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e import probes
+from tests.e2e.netns import require_root
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import RealNodeBed, real_nodes
+from tests.e2e.resolver import ResolverLoad
+from tests.fleet import fleet_node
+from tests.harness.images import ImageArchive
+
+node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
+SIMULATED = tuple(fleet_node("cpu", number, number) for number in range(3))
+NAME = "kubernetes.default.svc.cluster.local"
+DAEMON_SET = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
+LOST_AT_MOST = 5
+"""Lookups a node may lose as its node-cache is replaced (measured on a quiet machine: none)."""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) -> Iterator[tuple[RealNodeBed, ...]]:
+    """Two real nodes and three simulated ones in one cluster, for the module."""
+    require_root()
+    with real_nodes(tmp_path_factory.mktemp("cluster"), images, 2) as beds:
+        beds[0].sim.add_nodes(SIMULATED)
+        yield beds
+
+
+@pytest.fixture
+def nodes(cluster: tuple[RealNodeBed, ...]) -> Iterator[tuple[RealNodeBed, ...]]:
+    """The cluster for one scenario; after it the cluster is reset and every real node's pods are gone."""
+    yield cluster
+    first, *others = cluster
+    first.reset()
+    for bed in others:
+        bed.settle()
+
+
+def daemon_set_status(bed: RealNodeBed) -> dict[str, Any]:
+    """The DaemonSet's status, as its controller wrote it."""
+    live = bed.rest.get(DAEMON_SET)
+    assert live is not None, "the DaemonSet is missing"
+    return dict(live.get("status") or {})
+
+
+def test_deploy_waits_for_real_and_simulated_nodes_alike_and_verify_passes(nodes: tuple[RealNodeBed, ...]) -> None:
+    first = nodes[0]
+
+    deployed = first.deploy(wait=True, stall_after=90)
+
+    assert not deployed.report.restarted, deployed.output
+    status = daemon_set_status(first)
+    assert status["desiredNumberScheduled"] == status["numberReady"] == len(nodes) + len(SIMULATED)
+    for bed in nodes:
+        bed.wait_intercepting()
+    results = {result.name: result for result in first.verify()}
+    assert {name for name, result in results.items() if result.status == "fail"} == set(), results
+
+
+def test_each_real_nodes_pod_answers_its_own_nodes_lookups(nodes: tuple[RealNodeBed, ...]) -> None:
+    first, second = nodes
+    first.deploy(wait=True, stall_after=90)
+    for bed in nodes:
+        bed.wait_intercepting()
+    assert first.node_cache_pod()["spec"]["nodeName"] == first.name
+    assert second.node_cache_pod()["spec"]["nodeName"] == second.name
+
+    for asked, other in ((first, second), (second, first)):
+        asked_before, other_before = asked.node_cache_requests(), other.node_cache_requests()
+        result = probes.dig(asked.bed.pod, NAME, "AAAA")
+        assert result.answers == ("fd00:ec2::1",), result.output
+        assert asked.node_cache_requests() == asked_before + 1
+        assert other.node_cache_requests() == other_before
+
+
+def test_a_rolling_update_goes_node_by_node_and_the_real_nodes_keep_resolving(
+    nodes: tuple[RealNodeBed, ...], measured: Callable[[str], None]
+) -> None:
+    first = nodes[0]
+    first.deploy(wait=True, stall_after=90)
+    for bed in nodes:
+        bed.wait_intercepting()
+    before = {bed.name: bed.node_cache_pod()["metadata"]["uid"] for bed in nodes}
+    generation = first.rest.get(DAEMON_SET)
+    assert generation is not None
+    loads = [ResolverLoad(bed.bed.pod, bed.bed.ips.kube_dns, (NAME,), rate=100, count=3000) for bed in nodes]
+
+    first.roll()
+
+    def rolled() -> bool:
+        status = daemon_set_status(first)
+        total = len(nodes) + len(SIMULATED)
+        return bool(
+            status.get("observedGeneration", 0) > generation["metadata"]["generation"]
+            and status.get("updatedNumberScheduled") == total
+            and status.get("numberAvailable") == total
+        )
+
+    first.wait_for("the rolling update to reach every node", rolled, 120)
+    for bed in nodes:
+        bed.wait_intercepting()
+        assert bed.node_cache_pod()["metadata"]["uid"] != before[bed.name]
+    results = [load.result() for load in loads]
+
+    for bed, result in zip(nodes, results, strict=True):
+        # At most what a SIGTERM loses (test_kube_proxy.py): a lookup in node-cache's socket as it closes.
+        assert len(result.failed) <= LOST_AT_MOST, (bed.name, result.failed)
+    measured(
+        "rolling update over 2 real and 3 simulated nodes (maxUnavailable 1%): "
+        + ", ".join(
+            f"{bed.name} {len(r.failed)} of {len(r.lookups)} lookups lost"
+            for bed, r in zip(nodes, results, strict=True)
+        )
+    )
