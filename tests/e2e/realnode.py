@@ -28,6 +28,7 @@ import copy
 import ipaddress
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -185,6 +186,11 @@ class Deployed:
 
     report: DeployReport
     output: str
+
+
+def _cri_text(log: str) -> str:
+    """The text of kubelet's CRI log lines (``<time> <stream> <tag> <text>``)."""
+    return "\n".join(line.split(" ", 3)[-1] for line in log.splitlines())
 
 
 class RealNodeBed:
@@ -379,17 +385,32 @@ class RealNodeBed:
         """The environment of :meth:`container_process`."""
         return dict(pair.split("=", 1) for pair in self.container_process(pod_uid, container)["env"])
 
-    def container_log(self, pod_uid: str, container: str = "node-cache") -> str:
-        """What every run of ``container`` in pod ``pod_uid`` wrote, from kubelet's log files, oldest run first.
-
-        Each line of kubelet's CRI log format (``<time> <stream> <tag> <text>``) is given as its text.
-        """
-        runs = sorted(
+    def _log_files(self, pod_uid: str, container: str) -> list[Path]:
+        """kubelet's log files of ``container`` in pod ``pod_uid``, one per run, oldest first."""
+        return sorted(
             self.node.kubelet.pod_logs_dir.glob(f"*_{pod_uid}/{container}/*.log"),
             key=lambda path: int(path.stem) if path.stem.isdigit() else -1,
         )
-        lines = [line.split(" ", 3)[-1] for run in runs for line in run.read_text(errors="replace").splitlines()]
-        return "\n".join(lines)
+
+    def container_log(self, pod_uid: str, container: str = "node-cache") -> str:
+        """What every run of ``container`` in pod ``pod_uid`` wrote, from kubelet's log files, oldest run first."""
+        return "\n".join(_cri_text(run.read_text(errors="replace")) for run in self._log_files(pod_uid, container))
+
+    @contextlib.contextmanager
+    def kept_log(self, pod_uid: str, container: str = "node-cache") -> Iterator[Callable[[], str]]:
+        """The log of ``container``'s current run, readable after kubelet removes a deleted pod's logs.
+
+        Yields a function giving what the run wrote so far; an open handle keeps the file's
+        contents when kubelet removes it.
+        """
+        with self._log_files(pod_uid, container)[-1].open(errors="replace") as handle:
+            chunks: list[str] = []
+
+            def read() -> str:
+                chunks.append(handle.read())
+                return _cri_text("".join(chunks))
+
+            yield read
 
     def pods(self) -> list[dict[str, Any]]:
         """The node-cache pods of this node (any phase, deleting ones too)."""
@@ -448,6 +469,21 @@ class RealNodeBed:
             return self.node_cache_requests(metrics_port) > served
 
         self.wait_for("a pod's lookup to reach node-cache", intercepted, 30)
+
+    def container_id(self, pod: dict[str, Any], container: str = "node-cache") -> str:
+        """The containerd id of ``container``'s current run in ``pod``."""
+        (status,) = [s for s in pod["status"]["containerStatuses"] if s["name"] == container]
+        return str(status["containerID"]).removeprefix("containerd://")
+
+    def exit_code(self, container_id: str, timeout: float = 60) -> int:
+        """The exit code kubelet saw for container ``container_id`` (its PLEG's "container finished")."""
+        finished = re.compile(rf'"Generic \(PLEG\): container finished".*containerID="{container_id}" exitCode=(-?\d+)')
+        self.wait_for(
+            f"container {container_id} to finish", lambda: finished.search(self.node.kubelet.log) is not None, timeout
+        )
+        match = finished.search(self.node.kubelet.log)
+        assert match is not None
+        return int(match.group(1))
 
     def wait_crash(self, container: str = "node-cache", timeout: float = 90) -> tuple[dict[str, Any], dict[str, Any]]:
         """The first node-cache pod (not deleting) whose ``container`` has ended once, and how it ended."""

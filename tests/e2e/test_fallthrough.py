@@ -1,11 +1,15 @@
 """The fallthrough mode and least privilege, on node-cache 1.26.8 and Debian's ip6tables, as the synth runs them.
 
-Each scenario gets a fresh node and the synthesized pod (:class:`tests.e2e.pod.NodeLocalDNSPod`):
-node-cache with the synth's args (``-setupiptables=false`` among them), and the
-``keeper`` container running the synthesized ConfigMap's script with ``/bin/sh``
-(dash) and ``ip6tables*`` — the programs of the same names in the node-cache image —
-under each container's securityContext. No rule is written here by hand: every rule on the
-node comes from node-cache or from the keeper. Needs the node-cache binary; without it the
+Most scenarios deploy to the module's real node (:mod:`tests.e2e.realnode`): the DaemonSet
+controller, kubelet and containerd run the synthesized pod, node-cache with the synth's args
+(``-setupiptables=false`` among them) and the ``keeper`` running the synthesized ConfigMap's
+script under the image's dash and ``ip6tables*``, each container under its securityContext
+as the runtime applies it. A test that needs another capability set or node-cache's own
+interface says so in its ``change`` of the pod. The scenarios that stop one container and
+keep it stopped for a while (kubelet would restart it at once), the keeper's backends and the
+switch from the spec mode still run the synthesized pod as :class:`tests.e2e.pod.NodeLocalDNSPod`
+starts it on a fresh test bed. No rule is written here by hand: every rule on the node comes
+from node-cache, the keeper or kube-proxy. Needs the node-cache binary; without it the
 module is skipped (one summary line naming ``NODE_CACHE_BIN``).
 """
 
@@ -20,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +33,7 @@ from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
 from tests.e2e.nodecache import NodeCache, Security, node_cache_binary_or_skip
 from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
+from tests.e2e.realnode import PodSpecChange, RealNodeBed
 from tests.e2e.resolver import ResolverLoad
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
@@ -80,9 +86,9 @@ def node_cache_requests(bed: Testbed, **labels: str) -> float:
     return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
 
 
-def pod_flows(bed: Testbed, dst: str) -> list[probes.ConntrackFlow]:
-    """Conntrack entries of the node for the pod's DNS to ``dst``."""
-    return [f for f in probes.conntrack_flows(bed.node) if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"]
+def pod_flows(bed: Testbed, dst: str) -> set[probes.ConntrackFlow]:
+    """Conntrack entries of the node for the pod's DNS to ``dst`` (compare before and after a lookup)."""
+    return {f for f in probes.conntrack_flows(bed.node) if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"}
 
 
 @pytest.fixture
@@ -91,6 +97,36 @@ def bed(tmp_path: Path) -> Iterator[Testbed]:
     require_root()
     with Testbed(workdir=tmp_path) as testbed:
         yield testbed
+
+
+def deployed(
+    node: RealNodeBed,
+    props: NodeLocalDNSProps,
+    *,
+    change: PodSpecChange | None = None,
+    intercepting: bool = True,
+) -> dict[str, Any]:
+    """Deploy ``props`` on the real node; its Ready pod, once a lookup reaches node-cache (if ``intercepting``)."""
+    node.deploy(props, change=change, wait=True, stall_after=60)
+    if intercepting:
+        node.wait_intercepting()
+    return node.node_cache_pod()
+
+
+def statuses(pod: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``pod``'s container statuses by container name."""
+    return {status["name"]: status for status in pod["status"]["containerStatuses"]}
+
+
+def restarts(node: RealNodeBed, container: str) -> int:
+    """How often kubelet restarted ``container`` of the node's pod."""
+    return int(statuses(node.node_cache_pod())[container]["restartCount"])
+
+
+def proc_status(pid: int) -> dict[str, str]:
+    """The fields of ``/proc/PID/status``."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def started(bed: Testbed, props: NodeLocalDNSProps = FALLTHROUGH) -> NodeLocalDNSPod:
@@ -104,12 +140,14 @@ def started(bed: Testbed, props: NodeLocalDNSProps = FALLTHROUGH) -> NodeLocalDN
 # ----------------------------------------------------------------- while node-cache runs ---
 @pytest.mark.parametrize("props", [FALLTHROUGH, LEAST_PRIVILEGE], ids=["privileged", "least-privilege"])
 def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_rules(
-    bed: Testbed, props: NodeLocalDNSProps
+    node: RealNodeBed, props: NodeLocalDNSProps
 ) -> None:
-    pod = started(bed, props)
+    bed = node.bed
+    pod = deployed(node, props)
     dnat_before = probes.kube_dns_dnat(bed)
     tcp_dnat_before = probes.kube_dns_dnat(bed, "dns-tcp")
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
+    flows_before = pod_flows(bed, CLUSTER_IP) | pod_flows(bed, LOCAL_IP)
 
     udp = probes.dig(bed.pod, NAME)
     tcp = probes.dig(bed.pod, NAME, tcp=True)
@@ -123,62 +161,34 @@ def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_r
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 2
     assert probes.kube_dns_dnat(bed) == dnat_before
     assert probes.kube_dns_dnat(bed, "dns-tcp") == tcp_dnat_before
-    assert pod_flows(bed, CLUSTER_IP) == [] and pod_flows(bed, LOCAL_IP) == []
-    assert pod.keeper is not None and pod.keeper.check() == (True, "")
-    assert "fallthrough rules in place" in pod.keeper.log
+    assert (pod_flows(bed, CLUSTER_IP) | pod_flows(bed, LOCAL_IP)) - flows_before == set()
+    # The keeper's readiness probe (its check of the rules) passes under the real kubelet.
+    assert statuses(node.node_cache_pod())["keeper"]["ready"]
+    assert "fallthrough rules in place" in node.container_log(pod["metadata"]["uid"], "keeper")
 
 
 # --------------------------------------------------------------------------- SIGKILL ---
-def test_after_a_sigkill_every_lookup_is_answered_by_cluster_coredns_within_one_resolver_timeout(
-    bed: Testbed, measured: Callable[[str], None]
-) -> None:
-    """An OOM kill, and kubelet's 10 s back-off: the rules stay, and apply to nothing, until node-cache is back."""
-    pod = started(bed)
-    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=500, count=4000, timeout=RESOLVER_TIMEOUT)
-    time.sleep(2)
-    cluster_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
+# A SIGKILL under load, with kubelet's restart, is in test_kube_proxy.py, beside each kube-proxy mode.
 
-    sigkill = time.monotonic()
-    pod.node_cache.kill()
-    reaped = time.monotonic()
-    time.sleep(5)
-    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
-    restart = time.monotonic()
-    pod.node_cache.start()
-    pod.node_cache.wait_serving()
-    result = load.result()
 
-    after = result.between(reaped, restart)
-    assert len(after) > 1000
-    assert all(lookup.ok for lookup in after), [lookup for lookup in after if not lookup.ok][:5]
-    # Each went to cluster CoreDNS (through kube-proxy: nothing else reaches it from the pod).
-    assert probes.cluster_requests(bed, proto="udp", zone="cluster.local.") - cluster_before >= len(after)
-    # Lost: only what node-cache had received and not answered when it was killed.
-    assert all(lookup.sent < reaped for lookup in result.failed), result.failed
-    assert result.longest_outage() < RESOLVER_TIMEOUT
-    assert len(result.failed) <= 20
-    measured(
-        f"fallthrough, SIGKILL under 500 lookups/s: {len(result.failed)} of {len(result.lookups)} lost "
-        f"(in node-cache's socket when killed), longest outage {result.longest_outage():.3f} s, "
-        f"kill reaped in {reaped - sigkill:.3f} s"
+def test_a_restarted_node_cache_is_intercepted_again_without_the_keeper_doing_anything(node: RealNodeBed) -> None:
+    bed = node.bed
+    pod = deployed(node, FALLTHROUGH)
+
+    os.kill(node.container_pid(pod), signal.SIGKILL)
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)  # kube-proxy's path, or node-cache back already
+
+    node.wait_for(
+        "kubelet to restart node-cache", lambda: statuses(node.node_cache_pod())["node-cache"]["restartCount"] >= 1
     )
-
-
-def test_a_restarted_node_cache_is_intercepted_again_without_the_keeper_doing_anything(bed: Testbed) -> None:
-    pod = started(bed)
-    pod.node_cache.kill()
-    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
-    restarts_of_keeper = pod.keeper.starts if pod.keeper else 0
-
-    pod.node_cache.start()
-    pod.node_cache.wait_serving()
+    node.wait_intercepting()
     dnat_before = probes.kube_dns_dnat(bed)
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
 
     assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 1
     assert probes.kube_dns_dnat(bed) == dnat_before
-    assert pod.keeper is not None and pod.keeper.starts == restarts_of_keeper
+    assert restarts(node, "keeper") == 0
 
 
 # ------------------------------------------------------------------------ idempotence ---
@@ -253,27 +263,36 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -
 # ---------------------------------------------------------------------- graceful stop ---
 @pytest.mark.parametrize("props", [FALLTHROUGH, LEAST_PRIVILEGE], ids=["privileged", "least-privilege"])
 def test_a_graceful_stop_under_load_leaves_no_rule_behind(
-    bed: Testbed, props: NodeLocalDNSProps, measured: Callable[[str], None]
+    node: RealNodeBed, props: NodeLocalDNSProps, measured: Callable[[str], None]
 ) -> None:
+    """The DaemonSet deleted under load: kubelet stops both containers, which exit 0 and leave no rule."""
+    bed = node.bed
     before = probes.node_rules(bed.node)
-    pod = started(bed, props)
-    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=800, timeout=RESOLVER_TIMEOUT)
+    pod = deployed(node, props)
+    containers = {name: node.container_id(pod, name) for name in ("node-cache", "keeper")}
+    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=2000, timeout=RESOLVER_TIMEOUT)
     time.sleep(1.5)
 
-    sigterm = time.monotonic()
-    exit_codes = pod.stop()
-    stopped = time.monotonic()
-    result = load.result()
+    with node.kept_log(pod["metadata"]["uid"], "keeper") as keeper_log:
+        sigterm = time.monotonic()
+        node.delete_daemon_sets()
+        stopped = time.monotonic()
+        result = load.result()
+        logged = keeper_log()
 
-    assert exit_codes == (0, 0)
+    assert {name: node.exit_code(container) for name, container in containers.items()} == {
+        "node-cache": 0,
+        "keeper": 0,
+    }
     assert probes.node_rules(bed.node) == before
-    assert pod.keeper is not None and "fallthrough rules removed" in pod.keeper.log
+    assert "fallthrough rules removed" in logged
     after = result.between(stopped, math.inf)
     assert len(after) > 50 and all(lookup.ok for lookup in after)
     assert len(result.failed) <= 5
     measured(
-        f"fallthrough ({'privileged' if props.privileged else 'least privilege'}), pod deleted under 200 lookups/s: "
-        f"stopped in {stopped - sigterm:.2f} s, {len(result.failed)} of {len(result.lookups)} lookups lost"
+        f"fallthrough ({'privileged' if props.privileged else 'least privilege'}), DaemonSet deleted under "
+        f"200 lookups/s: its pod gone in {stopped - sigterm:.2f} s, {len(result.failed)} of {len(result.lookups)} "
+        "lookups lost"
     )
 
 
@@ -382,15 +401,16 @@ def test_a_socket_on_the_wildcard_address_does_not_divert_lookups_when_node_cach
 
 # ------------------------------------------------------------------- least privilege ---
 def test_without_privilege_the_spec_mode_node_cache_does_everything_with_its_three_capabilities(
-    bed: Testbed,
+    node: RealNodeBed,
 ) -> None:
-    props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False)
-    node_cache = NodeCache(bed, props, binary=NODE_CACHE_BINARY)
-    assert node_cache.invocation.security == Security(
-        privileged=False, capabilities=("NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"), no_new_privs=True
-    )
-    node_cache.start()
-    node_cache.wait_ready()
+    bed = node.bed
+    pod = deployed(node, NodeLocalDNSProps(privileged=False))
+    context = pod["spec"]["containers"][0]["securityContext"]
+    assert context["privileged"] is False and context["allowPrivilegeEscalation"] is False
+    assert sorted(context["capabilities"]["add"]) == ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"]
+    net_admin, net_bind_service, net_raw = 12, 10, 13
+    effective = int(proc_status(node.container_pid(pod))["CapEff"], 16)
+    assert {i for i in range(64) if effective >> i & 1} == {net_admin, net_bind_service, net_raw}
 
     errors = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics").series(
         "coredns_nodecache_setup_errors_total"
@@ -399,34 +419,46 @@ def test_without_privilege_the_spec_mode_node_cache_does_everything_with_its_thr
     assert probes.http_get(bed.node, f"http://[{LOCAL_IP}]:8080/health") == (200, "OK")
     assert len(probes.node_cache_rules(bed.node)) == 24
     assert {s.value for s in errors} == {0.0}
-    assert node_cache.stop() == 0
+    container = node.container_id(pod)
+    node.delete_daemon_sets()
+    assert node.exit_code(container) == 0
     assert probes.node_cache_rules(bed.node) == ()
 
 
-def _with_capabilities(node_cache: NodeCache, capabilities: tuple[str, ...]) -> None:
-    """Run ``node_cache`` with another capability set than the synth's (to show each one is needed)."""
-    security = dataclasses.replace(node_cache.invocation.security, capabilities=capabilities)
-    node_cache.invocation = dataclasses.replace(node_cache.invocation, security=security)
+def _capabilities(*capabilities: str) -> PodSpecChange:
+    """The pod with node-cache given ``capabilities`` instead of the synth's (to show each one is needed)."""
+
+    def change(spec: dict[str, Any]) -> None:
+        spec["containers"][0]["securityContext"]["capabilities"]["add"] = list(capabilities)
+
+    return change
 
 
-def test_node_cache_needs_net_bind_service_for_port_53(bed: Testbed) -> None:
-    node_cache = NodeCache(
-        bed, NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False), binary=NODE_CACHE_BINARY
-    )
-    _with_capabilities(node_cache, ("NET_ADMIN", "NET_RAW"))
-    node_cache.start()
-
-    assert node_cache.wait_exit() == 1
-    assert "bind: permission denied" in node_cache.log
-    assert probes.node_cache_rules(bed.node) == ()
+def _setup_interface(spec: dict[str, Any]) -> None:
+    """The pod without the bed's ``-setupinterface=false``: node-cache tries to make its dummy interface."""
+    spec["containers"][0]["args"].remove("-setupinterface=false")
 
 
-def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(bed: Testbed) -> None:
-    props = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, privileged=False)
-    without = NodeCache(bed, props, binary=NODE_CACHE_BINARY, setup_interface=True)
-    _with_capabilities(without, ("NET_BIND_SERVICE", "NET_RAW"))
-    without.start()
-    without.wait_serving()
+def test_node_cache_needs_net_bind_service_for_port_53(node: RealNodeBed) -> None:
+    node.deploy(NodeLocalDNSProps(privileged=False), change=_capabilities("NET_ADMIN", "NET_RAW"))
+
+    pod, ended = node.wait_crash()
+
+    assert ended["exitCode"] == 1
+    assert "bind: permission denied" in node.container_log(pod["metadata"]["uid"])
+    assert probes.node_cache_rules(node.bed.node) == ()
+
+
+def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(node: RealNodeBed) -> None:
+    bed = node.bed
+
+    def without_net_admin(spec: dict[str, Any]) -> None:
+        _setup_interface(spec)
+        _capabilities("NET_BIND_SERVICE", "NET_RAW")(spec)
+
+    pod = deployed(node, NodeLocalDNSProps(privileged=False), change=without_net_admin, intercepting=False)
+    uid = pod["metadata"]["uid"]
+    node.wait_for("node-cache to try its interface", lambda: "nodelocaldns" in node.container_log(uid), 30)
     time.sleep(2)
 
     errors = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics").series(
@@ -435,18 +467,15 @@ def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(bed: Testbed
     assert probes.node_cache_rules(bed.node) == ()
     assert {s.labels["errortype"] for s in errors if s.value > 0} == {"iptables", "interface_add", "interface_check"}
     # The kernel refuses the dummy interface for want of the capability ...
-    assert "Failed to add non-existent interface nodelocaldns: operation not permitted" in without.log
-    assert without.stop() == 0
+    assert "Failed to add non-existent interface nodelocaldns: operation not permitted" in node.container_log(uid)
+    node.reset()
 
-    with_net_admin = NodeCache(bed, props, binary=NODE_CACHE_BINARY, setup_interface=True)
-    with_net_admin.start()
-    with_net_admin.wait_serving()
-    time.sleep(2)
+    pod = deployed(node, NodeLocalDNSProps(privileged=False), change=_setup_interface, intercepting=False)
+    uid = pod["metadata"]["uid"]
+    node.wait_for("node-cache's 24 rules", lambda: len(probes.node_cache_rules(bed.node)) == 24, 30)
 
     # ... and, with it, for want of dummy-interface support in this test kernel only.
-    assert "Failed to add non-existent interface nodelocaldns: operation not supported" in with_net_admin.log
-    assert len(probes.node_cache_rules(bed.node)) == 24
-    assert with_net_admin.stop() == 0
+    assert "Failed to add non-existent interface nodelocaldns: operation not supported" in node.container_log(uid)
 
 
 @pytest.mark.parametrize("backend", ["nft", "legacy"])

@@ -225,22 +225,19 @@ def test_a_rolling_restart_stops_node_cache_within_its_grace_period_and_the_new_
     props = replace(NodeLocalDNSProps(), termination_grace_period_seconds=20)
     node.deploy(props, wait=True, stall_after=60)
     old = node.node_cache_pod()
-    (status,) = old["status"]["containerStatuses"]
-    old_id = status["containerID"].removeprefix("containerd://")
+    old_id = node.container_id(old)
     node.wait_for("node-cache's 24 rules", lambda: len(probes.node_cache_rules(node.bed.node)) == 24, 30)
     started = time.monotonic()
 
     node.roll()
-    finished = re.compile(rf'"Generic \(PLEG\): container finished".*containerID="{old_id}" exitCode=(\d+)')
-    node.wait_for("the old node-cache to exit", lambda: finished.search(node.node.kubelet.log) is not None, 60)
+    code = node.exit_code(old_id)
     stopped = time.monotonic() - started
 
     killing = re.search(
         rf'"Killing container with a grace period".*containerID="containerd://{old_id}".*', node.node.kubelet.log
     )
     assert killing is not None and "gracePeriod=20" in killing.group(0), killing
-    match = finished.search(node.node.kubelet.log)
-    assert match is not None and match.group(1) == "0"
+    assert code == 0
     assert stopped < 20
     node.wait_for("the new pod's rules", lambda: len(probes.node_cache_rules(node.bed.node)) == 24, 30)
     new = node.node_cache_pod()
