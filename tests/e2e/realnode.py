@@ -29,6 +29,7 @@ import ipaddress
 import json
 import os
 import re
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -474,6 +475,28 @@ class RealNodeBed:
         """The containerd id of ``container``'s current run in ``pod``."""
         (status,) = [s for s in pod["status"]["containerStatuses"] if s["name"] == container]
         return str(status["containerID"]).removeprefix("containerd://")
+
+    @contextlib.contextmanager
+    def task_exits(self) -> Iterator[dict[str, int]]:
+        """Exit statuses of the containers that end meanwhile, by container id, from containerd's ``/tasks/exit``.
+
+        The dict is filled when the block ends. containerd reports every exit; kubelet's log
+        may not, when it removes a container before its next relist.
+        """
+        argv = ["ctr", "--address", str(self.node.containerd.socket), "--namespace", "k8s.io", "events"]
+        events = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        exits: dict[str, int] = {}
+        try:
+            yield exits
+        finally:
+            time.sleep(0.5)
+            events.terminate()
+            output, _ = events.communicate(timeout=10)
+            for line in output.splitlines():
+                if " /tasks/exit " in line:
+                    event = json.loads(line.split(" /tasks/exit ", 1)[1])
+                    exits[event["container_id"]] = int(event.get("exit_status", 0))
 
     def exit_code(self, container_id: str, timeout: float = 60) -> int:
         """The exit code kubelet saw for container ``container_id`` (its PLEG's "container finished")."""

@@ -273,17 +273,14 @@ def test_a_graceful_stop_under_load_leaves_no_rule_behind(
     load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=2000, timeout=RESOLVER_TIMEOUT)
     time.sleep(1.5)
 
-    with node.kept_log(pod["metadata"]["uid"], "keeper") as keeper_log:
+    with node.kept_log(pod["metadata"]["uid"], "keeper") as keeper_log, node.task_exits() as exits:
         sigterm = time.monotonic()
         node.delete_daemon_sets()
         stopped = time.monotonic()
         result = load.result()
         logged = keeper_log()
 
-    assert {name: node.exit_code(container) for name, container in containers.items()} == {
-        "node-cache": 0,
-        "keeper": 0,
-    }
+    assert {name: exits.get(container) for name, container in containers.items()} == {"node-cache": 0, "keeper": 0}
     assert probes.node_rules(bed.node) == before
     assert "fallthrough rules removed" in logged
     after = result.between(stopped, math.inf)
@@ -420,8 +417,9 @@ def test_without_privilege_the_spec_mode_node_cache_does_everything_with_its_thr
     assert len(probes.node_cache_rules(bed.node)) == 24
     assert {s.value for s in errors} == {0.0}
     container = node.container_id(pod)
-    node.delete_daemon_sets()
-    assert node.exit_code(container) == 0
+    with node.task_exits() as exits:
+        node.delete_daemon_sets()
+    assert exits.get(container) == 0
     assert probes.node_cache_rules(bed.node) == ()
 
 
