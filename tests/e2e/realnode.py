@@ -68,6 +68,7 @@ __all__ = [
     "node_name",
     "node_users",
     "environ",
+    "proc_status",
     "real_node",
     "real_nodes",
     "setup_interface_off",
@@ -187,6 +188,12 @@ class Deployed:
 
     report: DeployReport
     output: str
+
+
+def proc_status(pid: int) -> dict[str, str]:
+    """The fields of ``/proc/PID/status``."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def _cri_text(log: str) -> str:
@@ -437,8 +444,7 @@ class RealNodeBed:
 
     def container_pid(self, pod: dict[str, Any], container: str = "node-cache") -> int:
         """The host pid of ``container``'s process in ``pod`` (from containerd's task list)."""
-        (status,) = [s for s in pod["status"]["containerStatuses"] if s["name"] == container]
-        container_id = status["containerID"].removeprefix("containerd://")
+        container_id = self.container_id(pod, container)
         for line in self.node.containerd.ctr("tasks", "list").splitlines()[1:]:
             fields = line.split()
             if fields and fields[0] == container_id:

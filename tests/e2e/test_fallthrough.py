@@ -33,7 +33,7 @@ from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
 from tests.e2e.nodecache import NodeCache, Security, node_cache_binary_or_skip
 from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
-from tests.e2e.realnode import PodSpecChange, RealNodeBed
+from tests.e2e.realnode import PodSpecChange, RealNodeBed, proc_status
 from tests.e2e.resolver import ResolverLoad
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
@@ -121,12 +121,6 @@ def statuses(pod: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def restarts(node: RealNodeBed, container: str) -> int:
     """How often kubelet restarted ``container`` of the node's pod."""
     return int(statuses(node.node_cache_pod())[container]["restartCount"])
-
-
-def proc_status(pid: int) -> dict[str, str]:
-    """The fields of ``/proc/PID/status``."""
-    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def started(bed: Testbed, props: NodeLocalDNSProps = FALLTHROUGH) -> NodeLocalDNSPod:

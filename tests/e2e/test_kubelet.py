@@ -21,19 +21,13 @@ from constructs_nld import LivenessProbe, NodeLocalDNSProps
 from tests.e2e import probes
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import RealNodeBed, environ
+from tests.e2e.realnode import RealNodeBed, environ, proc_status
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 
 
 SECCOMP_FILTER = "2"
 """``Seccomp:`` in ``/proc/PID/status`` of a process under a seccomp filter (0: none)."""
-
-
-def proc_status(pid: int) -> dict[str, str]:
-    """The fields of ``/proc/PID/status``."""
-    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def test_service_first_gives_node_cache_the_upstream_variable_and_it_answers(
