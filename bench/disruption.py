@@ -1,33 +1,31 @@
-"""Benchmark what a pod's DNS suffers while node-cache restarts, is killed, or crash-loops, in each interception mode.
+"""Benchmark what a pod's DNS suffers while node-cache is rolled, killed, or crash-loops, in each interception mode.
 
-The pod sends resolver-style lookups (a fresh socket each, ``tests/e2e/resolver.py``) to the
-kube-dns ClusterIP at a fixed rate for the whole window, while the synthesized pod — on a
-fresh node of the e2e test bed, node-cache 1.26.8 and, in the fallthrough mode, the rule
-keeper (``tests/e2e/pod.py``) — goes through:
+Everything runs on a real node (``tests/e2e/realnode.py``): kubelet v1.34.4 on containerd, the
+real kube-proxy v1.34.4 in each of its modes (a column set each), the simulated cluster's
+DaemonSet controller, and the synthesized DaemonSet's pod (node-cache 1.26.8 and, in the
+fallthrough mode, the rule keeper). The pod sends resolver-style lookups (a fresh socket each,
+``tests/e2e/resolver.py``) to the kube-dns ClusterIP at a fixed rate for the whole window,
+while the synthesized pod goes through:
 
-(a) **rolling update**: the pod deleted (SIGTERM to its containers: node-cache or the keeper
-    removes the rules), the gap until the new pod starts (``--gap``), start;
-(b) **SIGKILL** of node-cache (an OOM kill): kubelet restarts the container after its
-    back-off (``--backoff``). The spec's mode leaves its rules behind; the keeper's rules
-    stay too, and apply to nothing while nothing listens;
+(a) **rolling update**, as a template change makes one: the controller deletes the pod,
+    kubelet stops its containers within the grace period (node-cache or the keeper removes
+    the rules), the controller makes the next pod, kubelet starts it;
+(b) **SIGKILL** of node-cache (an OOM kill): kubelet restarts the container (at once after a
+    first crash). The spec's mode leaves its rules behind meanwhile; the keeper's rules stay
+    too, and apply to nothing while nothing listens;
 (c) **crash loop on a bad Corefile**: the ConfigMap gets the preview Corefile (its
-    ``__KUBE_DNS_CLUSTER_IP__`` placeholder in ``bind``), the rollout deletes the running
-    pod, and every new node-cache container exits; kubelet restarts it at its next sync, then
-    after 10 s, 20 s, 40 s (CrashLoopBackOff).
+    ``__KUBE_DNS_CLUSTER_IP__`` placeholder in ``bind``), a rollout replaces the running pod,
+    and every new node-cache container exits 1; kubelet restarts it with its back-off
+    (10 s doubling, CrashLoopBackOff).
 
-Each case runs in both modes: ``node-cache`` (the spec's) and ``fallthrough``.
-
-Then, on a real node (``tests/e2e/realnode.py``: kubelet v1.34.4 on containerd, the real
-kube-proxy v1.34.4 in each of its modes, the simulated cluster's DaemonSet controller), in
-both interception modes and both kube-proxy modes: (a) a **rolling update** as a template
-change makes one (the controller deletes the pod, kubelet stops it within its grace period,
-the controller makes the next, kubelet starts it) and (b) a **SIGKILL** of node-cache that
-kubelet restarts as it does (at once after a first crash). A lookup fails
-when no answer with records comes within ``--timeout`` (one attempt) or the node refuses it
-(ICMP port unreachable). An outage is a run of failed lookups, from the first failed one sent
-to the next successful one sent. A failed lookup is **still failing after one resolver
-timeout** when the first lookup sent ``--timeout`` seconds after it fails too: a resolver's
-retry would fail as well, and the application sees the error. Goal: none, in every case.
+Each case runs in both interception modes, ``node-cache`` (the spec's) and ``fallthrough``,
+from a fresh deploy. The timeline is what the pods' statuses said, polled every 0.2 s. A
+lookup fails when no answer with records comes within ``--timeout`` (one attempt) or the node
+refuses it (ICMP port unreachable). An outage is a run of failed lookups, from the first
+failed one sent to the next successful one sent. A failed lookup is **still failing after one
+resolver timeout** when the first lookup sent ``--timeout`` seconds after it fails too: a
+resolver's retry would fail as well, and the application sees the error. Goal, fallthrough:
+none, in every case and kube-proxy mode.
 
 Run as root, with the node-cache binary. Prints a markdown table and writes a chart
 (``bench/results/disruption.png``).
@@ -44,31 +42,26 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from constructs_nld.props import Interception  # noqa: E402
-from tests.e2e.netns import Testbed, require_root, sweep_stale  # noqa: E402
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary  # noqa: E402
-from tests.e2e.pod import NodeLocalDNSPod  # noqa: E402
-from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
+from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
+from tests.e2e.nodecache import NODE_CACHE_MISSING, find_node_cache_binary  # noqa: E402
+from tests.e2e.realnode import SERVED_NAMES, RealNodeBed, kubectl_objects, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
 
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "disruption.png"
-NAMES = (
-    "kubernetes.default.svc.cluster.local",
-    "kube-dns.kube-system.svc.cluster.local",
-    "web.shop.svc.cluster.local",
-)
 LEAD = 5.0
 """Seconds of steady load before the disruption."""
-CRASH_LOOP_DELAYS = (1.0, 10.0, 20.0, 40.0)
-"""Kubelet's restarts of a crashing container: at its next pod sync (about 1 s), then 10 s doubling."""
+TAIL = 12.0
+"""Seconds of load after a rollout or a kill: the pod is back within a few."""
 MODES: tuple[Interception, ...] = ("node-cache", "fallthrough")
-REAL_TAIL = 12.0
-"""Seconds of load after the disruption on the real node: the new pod is Ready within a few."""
+POLL = 0.2
+"""Seconds between two reads of the pods' statuses for the timeline."""
 
 
 @dataclass
@@ -84,76 +77,79 @@ class Timeline:
 
 @dataclass(frozen=True)
 class Case:
-    """One disruption: its name, the load window and what happens in it."""
+    """One disruption: its name, the load window after it, and what starts it."""
 
     name: str
-    seconds: float
-    disrupt: Callable[[NodeLocalDNSPod, Timeline, argparse.Namespace], None]
+    tail: Callable[[argparse.Namespace], float]
+    disrupt: Callable[[RealNodeBed, NodeLocalDNSProps, Timeline], None]
 
 
-def start(pod: NodeLocalDNSPod, timeline: Timeline) -> None:
-    """Start the pod's containers and wait until node-cache serves with the rules in place."""
-    timeline.mark("start")
-    pod.start()
-    pod.node_cache.wait_serving()
-    timeline.mark("serving")
-    pod.wait_ready()
-    timeline.mark("rules in place")
+def rolling_update(node: RealNodeBed, props: NodeLocalDNSProps, timeline: Timeline) -> None:
+    """(a) A new template: the DaemonSet controller and kubelet roll the pod."""
+    timeline.mark("template changed")
+    node.roll()
 
 
-def restart_node_cache(pod: NodeLocalDNSPod, timeline: Timeline) -> None:
-    """Start a new node-cache container (the keeper, if any, runs on) and wait until it intercepts."""
-    timeline.mark("start")
-    pod.node_cache.start()
-    pod.node_cache.wait_serving()
-    timeline.mark("serving")
-    pod.wait_ready()
-    timeline.mark("rules in place")
-
-
-def rolling_update(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(a) The pod deleted, the gap of a new pod, start."""
-    timeline.mark("SIGTERM")
-    pod.stop()
-    timeline.mark("exited")
-    time.sleep(args.gap)
-    start(pod, timeline)
-
-
-def oom_kill(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(b) SIGKILL of node-cache, kubelet's back-off, start."""
+def oom_kill(node: RealNodeBed, props: NodeLocalDNSProps, timeline: Timeline) -> None:
+    """(b) SIGKILL of node-cache's process; kubelet restarts the container."""
+    pid = node.container_pid(node.node_cache_pod())
     timeline.mark("SIGKILL")
-    pod.node_cache.kill()
-    time.sleep(args.backoff)
-    restart_node_cache(pod, timeline)
+    os.kill(pid, signal.SIGKILL)
 
 
-def crash_loop(pod: NodeLocalDNSPod, timeline: Timeline, args: argparse.Namespace) -> None:
-    """(c) A bad Corefile rolled out: the pod deleted, then node-cache containers that exit, restarted with back-off."""
-    preview = NodeCache(pod.node_cache.bed, NodeLocalDNSProps(), binary=pod.node_cache.binary).invocation
-    mount, files = next((m, f) for m, f in preview.volumes.items() if "Corefile.base" in f)
-    pod.node_cache.write_config_map(mount, files)
-    timeline.mark("bad ConfigMap; SIGTERM")
-    pod.stop()
-    timeline.mark("exited")
-    time.sleep(args.gap)
-    timeline.mark("start")
-    pod.start()
-    for delay in CRASH_LOOP_DELAYS:
-        code = pod.node_cache.wait_exit()
-        timeline.mark(f"exit {code}")
-        if time.monotonic() + delay > timeline.events[0][0] + args.crash_window:
-            return
-        time.sleep(delay)
-        timeline.mark("start")
-        pod.node_cache.start()
+def crash_loop(node: RealNodeBed, props: NodeLocalDNSProps, timeline: Timeline) -> None:
+    """(c) The preview's Corefile applied to the ConfigMap, then a rollout: every new node-cache exits 1."""
+    preview = NodeLocalDNSProps(interception=props.interception)
+    (config_map,) = [
+        o for o in kubectl_objects(preview) if (o["kind"], o["metadata"]["name"]) == ("ConfigMap", "node-local-dns")
+    ]
+    node.apply([config_map])
+    timeline.mark("bad ConfigMap, template changed")
+    node.roll()
+
+
+def _states(pods: list[dict[str, Any]]) -> dict[str, str]:
+    """What the timeline follows of each pod, by uid: deleting, Ready, and each container's state."""
+    states = {}
+    for pod in pods:
+        status = pod["status"]
+        words = ["deleting" if pod["metadata"].get("deletionTimestamp") else ""]
+        ready = any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions") or [])
+        words.append("Ready" if ready else "not Ready")
+        for container in status.get("containerStatuses") or []:
+            state = container["state"]
+            if "running" in state:
+                words.append(f"{container['name']} running #{container['restartCount']}")
+            elif "terminated" in state:
+                words.append(f"{container['name']} exited {state['terminated']['exitCode']}")
+            else:
+                words.append(f"{container['name']} {state.get('waiting', {}).get('reason', 'waiting')}")
+        states[pod["metadata"]["uid"]] = ", ".join(word for word in words if word)
+    return states
+
+
+def follow(node: RealNodeBed, timeline: Timeline, until: float) -> None:
+    """Mark each change of the pods' statuses until ``until`` (``time.monotonic()``)."""
+    names: dict[str, str] = {}
+    before: dict[str, str] = {}
+    while time.monotonic() < until:
+        now = _states(node.pods())
+        for uid, state in now.items():
+            name = names.setdefault(uid, f"pod {len(names) + 1}")
+            if before.get(uid) != state:
+                timeline.mark(f"{name}: {state}")
+        for uid in before.keys() - now.keys():
+            timeline.mark(f"{names[uid]}: gone")
+        before = now
+        time.sleep(POLL)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """A case's lookups and node-cache's timeline, in one mode."""
+    """A case's lookups and the pods' timeline, in one interception mode and one kube-proxy mode."""
 
     case: Case
+    proxy: ProxyMode
     mode: Interception
     result: LoadResult
     timeline: Timeline
@@ -177,83 +173,52 @@ def still_failing(result: LoadResult, timeout: float) -> int:
     return count
 
 
-def run_case(case: Case, mode: Interception, binary: Path, workdir: Path, args: argparse.Namespace) -> Outcome:
-    """One case on a fresh node: the pod intercepting, steady load, the disruption, the rest of the window."""
-    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a", interception=mode)
+def run_case(node: RealNodeBed, case: Case, mode: Interception, args: argparse.Namespace) -> Outcome:
+    """One case from a fresh deploy: the pod intercepting, steady load, the disruption, the rest of the window."""
+    props = NodeLocalDNSProps(interception=mode)
+    node.deploy(props, wait=True, stall_after=60)
+    node.wait_intercepting()
     timeline = Timeline()
-    with Testbed(workdir=workdir) as bed:
-        pod = NodeLocalDNSPod(bed, props, binary=binary)
-        pod.start()
-        pod.wait_ready()
-        load = ResolverLoad(
-            bed.pod, bed.ips.kube_dns, NAMES, rate=args.rate, count=int(args.rate * case.seconds), timeout=args.timeout
-        )
-        try:
-            time.sleep(LEAD)
-            case.disrupt(pod, timeline, args)
-            result = load.result()
-        finally:
-            load.stop()
-    return Outcome(case, mode, result, timeline)
+    seconds = LEAD + case.tail(args)
+    load = ResolverLoad(
+        node.bed.pod,
+        node.bed.ips.kube_dns,
+        SERVED_NAMES,
+        rate=args.rate,
+        count=int(args.rate * seconds),
+        timeout=args.timeout,
+    )
+    try:
+        time.sleep(LEAD)
+        case.disrupt(node, props, timeline)
+        follow(node, timeline, time.monotonic() + case.tail(args))
+        result = load.result()
+    finally:
+        load.stop()
+    node.reset()
+    return Outcome(case, node.proxy_mode, mode, result, timeline)
 
 
-@dataclass(frozen=True)
-class RealOutcome:
-    """A case's lookups on the real node, in one interception mode and one kube-proxy mode."""
-
-    case: str
-    proxy: ProxyMode
-    mode: Interception
-    result: LoadResult
-
-
-def real_node_outcomes(binary: Path, workdir: Path, args: argparse.Namespace) -> list[RealOutcome]:
-    """(a) and (b) on a real node per kube-proxy mode, in each interception mode, each from a fresh deploy."""
-    images = node_images(workdir / "images", binary)
-    outcomes = []
-    for proxy in PROXY_MODES:
-        with real_node(workdir / proxy, images, proxy_mode=proxy) as node:
-            for mode in MODES:
-                for case in ("(a) rolling update", "(b) SIGKILL, kubelet's restart"):
-                    node.deploy(NodeLocalDNSProps(interception=mode), wait=True, stall_after=60)
-                    node.wait_intercepting()
-                    count = int(args.rate * (LEAD + REAL_TAIL))
-                    load = ResolverLoad(
-                        node.bed.pod,
-                        node.bed.ips.kube_dns,
-                        SERVED_NAMES,
-                        rate=args.rate,
-                        count=count,
-                        timeout=args.timeout,
-                    )
-                    try:
-                        time.sleep(LEAD)
-                        if case.startswith("(a)"):
-                            node.roll()
-                        else:
-                            os.kill(node.container_pid(node.node_cache_pod()), signal.SIGKILL)
-                        result = load.result()
-                    finally:
-                        load.stop()
-                    outcomes.append(RealOutcome(case, proxy, mode, result))
-                    node.reset()
-    return outcomes
-
-
-def print_real_node(outcomes: list[RealOutcome], args: argparse.Namespace) -> None:
-    """The real node's table: a row per case and kube-proxy mode, columns per interception mode."""
-    print(f"\nOn a real node (kubelet and kube-proxy v1.34.4), {args.rate:g} lookups/s for {LEAD + REAL_TAIL:g} s:\n")
-    header = " | ".join(f"{mode}: failed | {mode}: longest outage s" for mode in MODES)
+def print_table(outcomes: list[Outcome], args: argparse.Namespace) -> None:
+    """A row per case and kube-proxy mode, columns per interception mode."""
+    header = " | ".join(
+        f"{mode}: failed | {mode}: longest outage s | {mode}: still failing after {args.timeout:g} s" for mode in MODES
+    )
     print(f"| case | kube-proxy | lookups | {header} |")
-    print("|---|---|---|" + "---|" * 2 * len(MODES))
+    print("|---|---|---|" + "---|" * 3 * len(MODES))
     rows: dict[tuple[str, str], dict[str, LoadResult]] = {}
     for outcome in outcomes:
-        rows.setdefault((outcome.case, outcome.proxy), {})[outcome.mode] = outcome.result
+        rows.setdefault((outcome.case.name, outcome.proxy), {})[outcome.mode] = outcome.result
     for (case, proxy), results in rows.items():
         cells = []
         for mode in MODES:
-            failed = len(results[mode].failed)
-            cells += [f"{failed} ({failed / len(results[mode].lookups):.2%})", f"{results[mode].longest_outage():.2f}"]
+            result = results[mode]
+            failed = len(result.failed)
+            cells += [
+                f"{failed} ({failed / len(result.lookups):.2%})",
+                f"{result.longest_outage():.2f}",
+                str(still_failing(result, args.timeout)),
+            ]
         print(f"| {case} | {proxy} | {len(results[MODES[0]].lookups)} | {' | '.join(cells)} |")
 
 
@@ -297,7 +262,7 @@ def chart(outcomes: list[Outcome], path: Path, bin_seconds: float = 0.25) -> Non
     for ax in axes[-1, :]:
         ax.set_xlabel("seconds since the load started")
     axes[0, 0].legend(loc="lower left", fontsize=8)
-    fig.suptitle("Pod lookups to the kube-dns ClusterIP while node-cache 1.26.8 is disrupted")
+    fig.suptitle("Pod lookups to the kube-dns ClusterIP while node-cache 1.26.8 is disrupted, on a real node")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -308,75 +273,54 @@ def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--rate", type=float, default=200, help="lookups per second from the pod; default 200")
     cli.add_argument("--timeout", type=float, default=2.0, help="seconds a lookup waits for its answer; default 2")
-    cli.add_argument("--gap", type=float, default=2.0, help="(a), (c): seconds until the new pod starts; default 2")
-    cli.add_argument("--backoff", type=float, default=10.0, help="(b): kubelet's restart back-off; default 10")
     cli.add_argument(
-        "--crash-window", type=float, default=35.0, help="(c): seconds of crash loop after the SIGTERM; default 35"
+        "--crash-window", type=float, default=35.0, help="(c): seconds of crash loop after the rollout; default 35"
     )
     cli.add_argument("--chart", type=Path, default=DEFAULT_CHART, help=f"PNG to write; default {DEFAULT_CHART}")
     args = cli.parse_args()
     for name in ("rate", "timeout", "crash_window"):
         if getattr(args, name) <= 0:
             cli.error(f"--{name.replace('_', '-')} must be positive")
-    for name in ("gap", "backoff"):
-        if getattr(args, name) < 0:
-            cli.error(f"--{name} must not be negative")
     require_root()
     binary = find_node_cache_binary()
     if binary is None:
         print(f"error: {NODE_CACHE_MISSING}", file=sys.stderr)
         return 2
 
-    tail = 8.0
     cases = (
-        Case("(a) rolling update", LEAD + args.gap + tail, rolling_update),
-        Case("(b) SIGKILL, restart after back-off", LEAD + args.backoff + tail, oom_kill),
-        Case("(c) crash loop on a bad Corefile", LEAD + args.crash_window + tail, crash_loop),
+        Case("(a) rolling update", lambda _: TAIL, rolling_update),
+        Case("(b) SIGKILL, kubelet's restart", lambda _: TAIL, oom_kill),
+        Case("(c) crash loop on a bad Corefile", lambda a: float(a.crash_window), crash_loop),
     )
     sweep_stale()
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="nld-disruption-") as tmp:
-        for n, case in enumerate(cases):
-            for mode in MODES:
-                outcomes.append(run_case(case, mode, binary, Path(tmp) / f"{n}-{mode}", args))
+        images = node_images(Path(tmp) / "images", binary)
+        for proxy in PROXY_MODES:
+            with real_node(Path(tmp) / proxy, images, proxy_mode=proxy) as node:
+                for case in cases:
+                    for mode in MODES:
+                        outcomes.append(run_case(node, case, mode, args))
 
     print(
-        f"node-cache: {binary}. Resolver-style lookups from the pod to the kube-dns ClusterIP at {args.rate:g}/s "
-        f"(3 cluster names, one attempt, {args.timeout:g} s timeout); gap {args.gap:g} s, "
-        f"back-off {args.backoff:g} s; events in seconds after the first lookup.\n"
+        f"node-cache: {binary}, on a real node (kubelet and kube-proxy v1.34.4). Resolver-style lookups from the "
+        f"pod to the kube-dns ClusterIP at {args.rate:g}/s ({len(SERVED_NAMES)} cluster names, one attempt, "
+        f"{args.timeout:g} s timeout), {LEAD:g} s before the disruption; events in seconds after the first lookup.\n"
     )
-    header = " | ".join(
-        f"{mode}: failed | {mode}: longest outage s | {mode}: still failing after {args.timeout:g} s" for mode in MODES
-    )
-    print(f"| case | lookups | {header} |")
-    print("|---|---|" + "---|" * 3 * len(MODES))
-    by_case: dict[str, dict[str, Outcome]] = {}
-    for outcome in outcomes:
-        by_case.setdefault(outcome.case.name, {})[outcome.mode] = outcome
-    for name, modes in by_case.items():
-        cells = []
-        for mode in MODES:
-            result = modes[mode].result
-            failed = len(result.failed)
-            cells += [
-                f"{failed} ({failed / len(result.lookups):.2%})",
-                f"{result.longest_outage():.2f}",
-                str(still_failing(result, args.timeout)),
-            ]
-        print(f"| {name} | {len(modes[MODES[0]].result.lookups)} | {' | '.join(cells)} |")
+    print_table(outcomes, args)
     goal = all(still_failing(o.result, args.timeout) == 0 for o in outcomes if o.mode == "fallthrough")
     verdict = "met" if goal else "missed"
     print(f"\nGoal, fallthrough: no lookup still failing after one resolver timeout in any case: {verdict}")
     print("\nTimelines:")
     for outcome in outcomes:
-        events = ", ".join(f"{label} {when - outcome.start:.2f}" for when, label in outcome.timeline.events)
-        print(f"- {outcome.case.name}, {outcome.mode}: {events}")
-    reasons = {f"{o.case.name}, {o.mode}": sorted({lookup.outcome for lookup in o.result.failed}) for o in outcomes}
+        events = "; ".join(f"{when - outcome.start:.2f} {label}" for when, label in outcome.timeline.events)
+        print(f"- {outcome.case.name}, kube-proxy {outcome.proxy}, {outcome.mode}: {events}")
+    reasons = {
+        f"{o.case.name}, {o.proxy}, {o.mode}": sorted({lookup.outcome for lookup in o.result.failed}) for o in outcomes
+    }
     print(f"\nHow the failed lookups failed: {reasons}")
-    chart(outcomes, args.chart)
-    print(f"chart: {args.chart}")
-    with tempfile.TemporaryDirectory(prefix="nld-disruption-real-") as tmp:
-        print_real_node(real_node_outcomes(binary, Path(tmp), args), args)
+    chart([o for o in outcomes if o.proxy == PROXY_MODES[0]], args.chart)
+    print(f"chart ({PROXY_MODES[0]} mode): {args.chart}")
     return 0
 
 

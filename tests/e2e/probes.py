@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tests.e2e.netns import Namespace, Testbed
+from tests.e2e.netns import POD_IP, Namespace, Testbed
 from tests.harness.process import wait_until
 
 __all__ = [
@@ -277,6 +277,15 @@ def conntrack_flows(namespace: Namespace) -> tuple[ConntrackFlow, ...]:
                 )
             )
     return tuple(flows)
+
+
+def pod_dns_flows(node: Namespace, dst: str) -> set[ConntrackFlow]:
+    """Conntrack entries of ``node`` for the pod's DNS to ``dst``.
+
+    A test compares them before and after its lookup: the lookups that waited for the pod
+    (before its rules were in place) went through kube-proxy and keep theirs until they expire.
+    """
+    return {f for f in conntrack_flows(node) if f.dst == dst and f.dport == 53 and f.src == POD_IP}
 
 
 def conntrack_count(namespace: Namespace) -> int:

@@ -28,7 +28,6 @@ import copy
 import ipaddress
 import json
 import os
-import re
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Self
 
-from constructs_nld import NodeLocalDNSProps, defaults
+from constructs_nld import NodeLocalDNSProps, defaults, synthesize
 from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source, verify
 from constructs_nld.deploy.checks import CheckResult
 from constructs_nld.deploy.source import AppChart, AppSource
@@ -68,6 +67,8 @@ __all__ = [
     "node_name",
     "node_users",
     "environ",
+    "is_ready",
+    "kubectl_objects",
     "proc_status",
     "real_node",
     "real_nodes",
@@ -109,9 +110,17 @@ def node_images(directory: Path, node_cache: Path) -> list[ImageArchive]:
 
 @contextlib.contextmanager
 def real_nodes(
-    workdir: Path, images: list[ImageArchive], count: int, *, proxy_mode: ProxyMode = "iptables"
+    workdir: Path,
+    images: list[ImageArchive],
+    count: int,
+    *,
+    proxy_mode: ProxyMode = "iptables",
+    max_restart_period: int | None = None,
 ) -> Iterator[tuple[RealNodeBed, ...]]:
     """A simulated cluster (kwok for its simulated nodes) with ``count`` real nodes, a bed each; torn down after.
+
+    ``max_restart_period``: kubelet's longest crash-loop back-off, in seconds
+    (:class:`tests.harness.node.Kubelet`); default: kubelet's own.
 
     Each real node has its namespaces, cluster CoreDNS, containerd, kubelet and kube-proxy;
     they share the cluster's API server, controllers and scheduler, as the nodes of one
@@ -123,7 +132,14 @@ def real_nodes(
         sim = stack.enter_context(SimulatedCluster(node_users=node_users(count)))
         beds = tuple(
             stack.enter_context(
-                RealNodeBed(sim, workdir / node_name(i), images, name=node_name(i), proxy_mode=proxy_mode)
+                RealNodeBed(
+                    sim,
+                    workdir / node_name(i),
+                    images,
+                    name=node_name(i),
+                    proxy_mode=proxy_mode,
+                    max_restart_period=max_restart_period,
+                )
             )
             for i in range(count)
         )
@@ -132,10 +148,14 @@ def real_nodes(
 
 @contextlib.contextmanager
 def real_node(
-    workdir: Path, images: list[ImageArchive], *, proxy_mode: ProxyMode = "iptables"
+    workdir: Path,
+    images: list[ImageArchive],
+    *,
+    proxy_mode: ProxyMode = "iptables",
+    max_restart_period: int | None = None,
 ) -> Iterator[RealNodeBed]:
-    """A simulated cluster with one real node, and the bed of that node, torn down after."""
-    with real_nodes(workdir, images, 1, proxy_mode=proxy_mode) as (bed,):
+    """A simulated cluster with one real node, and the bed of that node, torn down after (see :func:`real_nodes`)."""
+    with real_nodes(workdir, images, 1, proxy_mode=proxy_mode, max_restart_period=max_restart_period) as (bed,):
         yield bed
 
 
@@ -182,6 +202,14 @@ _COLLECTIONS: Final = {
 }
 
 
+def kubectl_objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
+    """The objects of the synth of ``props`` that ``kubectl apply`` of its services and workload would write.
+
+    A test applies them with :meth:`RealNodeBed.apply` to run what ``deploy`` refuses.
+    """
+    return [obj for chart in synthesize(props) for obj in chart.objects if obj["kind"] in _COLLECTIONS]
+
+
 @dataclass(frozen=True)
 class Deployed:
     """What a deploy reported, and its lines."""
@@ -194,6 +222,14 @@ def proc_status(pid: int) -> dict[str, str]:
     """The fields of ``/proc/PID/status``."""
     lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
+
+
+def is_ready(pod: dict[str, Any]) -> bool:
+    """``pod`` reports its Ready condition True (every container ready) and is not being deleted."""
+    conditions = pod["status"].get("conditions") or []
+    return not pod["metadata"].get("deletionTimestamp") and any(
+        c["type"] == "Ready" and c["status"] == "True" for c in conditions
+    )
 
 
 def _cri_text(log: str) -> str:
@@ -217,6 +253,7 @@ class RealNodeBed:
         *,
         name: str = NODE_NAME,
         proxy_mode: ProxyMode = "iptables",
+        max_restart_period: int | None = None,
     ) -> None:
         """Plan the bed; :meth:`__enter__` builds it."""
         self.sim = sim
@@ -226,6 +263,7 @@ class RealNodeBed:
         self.workdir = workdir
         self.images = images
         self.proxy_mode = proxy_mode
+        self.max_restart_period = max_restart_period
         self._stack = contextlib.ExitStack()
         self.bed: Testbed
         self.node: RealNode
@@ -296,6 +334,7 @@ class RealNodeBed:
                 resolv_conf=resolv,
                 cluster_dns=ips.kube_dns,
                 proxy=proxy,
+                max_restart_period=self.max_restart_period,
             )
         )
         self._stack.callback(self.delete_daemon_sets)
@@ -400,6 +439,22 @@ class RealNodeBed:
             key=lambda path: int(path.stem) if path.stem.isdigit() else -1,
         )
 
+    def run_log(self, pod_uid: str, container: str, run: int) -> str:
+        """What run ``run`` (kubelet's restart count at its start) of ``container`` in pod ``pod_uid`` wrote so far.
+
+        Empty while kubelet has not started that run. kubelet keeps the files of the current
+        and the previous run only.
+        """
+        runs = [path for path in self._log_files(pod_uid, container) if path.stem == str(run)]
+        return _cri_text(runs[0].read_text(errors="replace")) if runs else ""
+
+    def running_tasks(self, pod_uid: str, container: str = "node-cache") -> list[str]:
+        """The ids of the running tasks of ``container`` in pod ``pod_uid``, as containerd lists them now."""
+        selector = f'labels."io.kubernetes.pod.uid"=={pod_uid},labels."io.kubernetes.container.name"=={container}'
+        ids = set(self.node.containerd.ctr("containers", "list", "--quiet", selector).split())
+        rows = (line.split() for line in self.node.containerd.ctr("tasks", "list").splitlines()[1:])
+        return [row[0] for row in rows if len(row) >= 3 and row[0] in ids and row[2] == "RUNNING"]
+
     def container_log(self, pod_uid: str, container: str = "node-cache") -> str:
         """What every run of ``container`` in pod ``pod_uid`` wrote, from kubelet's log files, oldest run first."""
         return "\n".join(_cri_text(run.read_text(errors="replace")) for run in self._log_files(pod_uid, container))
@@ -431,12 +486,7 @@ class RealNodeBed:
         found: list[dict[str, Any]] = []
 
         def ready() -> bool:
-            found[:] = [
-                p
-                for p in self.pods()
-                if not p["metadata"].get("deletionTimestamp")
-                and any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions") or [])
-            ]
+            found[:] = [p for p in self.pods() if is_ready(p)]
             return len(found) == 1
 
         wait_until("the node-cache pod to be Ready", ready, timeout, 0.2, watch=(self.node.kubelet,))
@@ -487,7 +537,8 @@ class RealNodeBed:
         """Exit statuses of the containers that end meanwhile, by container id, from containerd's ``/tasks/exit``.
 
         The dict is filled when the block ends. containerd reports every exit; kubelet's log
-        may not, when it removes a container before its next relist.
+        may not, when it removes a container before its next relist. The exits of exec'd
+        processes (a probe's command) are left out.
         """
         argv = ["ctr", "--address", str(self.node.containerd.socket), "--namespace", "k8s.io", "events"]
         events = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
@@ -502,17 +553,8 @@ class RealNodeBed:
             for line in output.splitlines():
                 if " /tasks/exit " in line:
                     event = json.loads(line.split(" /tasks/exit ", 1)[1])
-                    exits[event["container_id"]] = int(event.get("exit_status", 0))
-
-    def exit_code(self, container_id: str, timeout: float = 60) -> int:
-        """The exit code kubelet saw for container ``container_id`` (its PLEG's "container finished")."""
-        finished = re.compile(rf'"Generic \(PLEG\): container finished".*containerID="{container_id}" exitCode=(-?\d+)')
-        self.wait_for(
-            f"container {container_id} to finish", lambda: finished.search(self.node.kubelet.log) is not None, timeout
-        )
-        match = finished.search(self.node.kubelet.log)
-        assert match is not None
-        return int(match.group(1))
+                    if event.get("id") == event["container_id"]:  # the container's process, not an exec's
+                        exits[event["container_id"]] = int(event.get("exit_status", 0))
 
     def wait_crash(self, container: str = "node-cache", timeout: float = 90) -> tuple[dict[str, Any], dict[str, Any]]:
         """The first node-cache pod (not deleting) whose ``container`` has ended once, and how it ended."""

@@ -35,14 +35,13 @@ from constructs_nld import (
     ServerBlock,
     ServeStale,
     ZoneCache,
-    synthesize,
 )
 from constructs_nld import placeholders as ph
 from constructs_nld.deploy.errors import PreconditionError
 from tests.e2e import probes, zones
 from tests.e2e.netns import CoreDNS, Testbed
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import RealNodeBed
+from tests.e2e.realnode import RealNodeBed, kubectl_objects
 from tests.e2e.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
@@ -437,14 +436,7 @@ def test_a_stub_domain_the_apps_zones_serve_too_stops_node_cache(node: RealNodeB
     with pytest.raises(PreconditionError, match="stubDomains corp.example, which the app.s Corefile serves too"):
         node.deploy(options)
     assert node.rest.items("/apis/apps/v1/namespaces/kube-system/daemonsets") == []
-    node.apply(
-        [
-            obj
-            for chart in synthesize(replace(options, kube_dns_cluster_ip=CLUSTER_IP))
-            for obj in chart.objects
-            if obj["kind"] in ("Service", "ServiceAccount", "ConfigMap", "DaemonSet")
-        ]
-    )
+    node.apply(kubectl_objects(replace(options, kube_dns_cluster_ip=CLUSTER_IP)))
 
     pod, ended = node.wait_crash()
 

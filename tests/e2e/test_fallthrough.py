@@ -1,29 +1,29 @@
 """The fallthrough mode and least privilege, on node-cache 1.26.8 and Debian's ip6tables, as the synth runs them.
 
-Most scenarios deploy to the module's real node (:mod:`tests.e2e.realnode`): the DaemonSet
+Every scenario deploys to the module's real node (:mod:`tests.e2e.realnode`): the DaemonSet
 controller, kubelet and containerd run the synthesized pod, node-cache with the synth's args
 (``-setupiptables=false`` among them) and the ``keeper`` running the synthesized ConfigMap's
 script under the image's dash and ``ip6tables*``, each container under its securityContext
-as the runtime applies it. A test that needs another capability set or node-cache's own
-interface says so in its ``change`` of the pod. The scenarios that stop one container and
-keep it stopped for a while (kubelet would restart it at once), the keeper's backends and the
-switch from the spec mode still run the synthesized pod as :class:`tests.e2e.pod.NodeLocalDNSPod`
-starts it on a fresh test bed. No rule is written here by hand: every rule on the node comes
-from node-cache, the keeper or kube-proxy. Needs the node-cache binary; without it the
-module is skipped (one summary line naming ``NODE_CACHE_BIN``).
+as the runtime applies it. A test that needs another capability set, node-cache's own
+interface or rules, a shorter grace period or the legacy backend says so in its ``change``
+of the pod. kubelet's crash-loop back-off is capped at 1 s on this node
+(``crashLoopBackOff.maxContainerRestartPeriod``), so that 20 restarts take seconds; a kill
+is followed by kubelet's restart, and a test that needs node-cache gone for a while makes
+it crash-loop. No rule is written here by hand: every rule on the node comes from
+node-cache, the keeper or kube-proxy. Needs the node-cache binary; without it the module is
+skipped (one summary line naming ``NODE_CACHE_BIN``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,10 +31,10 @@ import pytest
 from constructs_nld import NodeLocalDNSProps
 from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NodeCache, Security, node_cache_binary_or_skip
-from tests.e2e.pod import NodeLocalDNSPod, RuleKeeper, keeper_container
-from tests.e2e.realnode import PodSpecChange, RealNodeBed, proc_status
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import PodSpecChange, RealNodeBed, kubectl_objects, proc_status, real_node
 from tests.e2e.resolver import ResolverLoad
+from tests.harness.images import ImageArchive
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
 
@@ -45,6 +45,8 @@ FALLTHROUGH = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, interception="fa
 LEAST_PRIVILEGE = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP, interception="fallthrough", privileged=False)
 SPEC_MODE = NodeLocalDNSProps(kube_dns_cluster_ip=CLUSTER_IP)
 NAME = "kubernetes.default.svc.cluster.local"
+LEGACY_LINKS = ("ip6tables", "ip6tables-save", "ip6tables-restore")
+"""What the image's iptables-wrapper relinks to ``xtables-legacy-multi`` on a node whose rules are legacy's."""
 NODE_CACHE_METRICS = f"http://[{NODE_IP}]:9253/metrics"
 RESOLVER_TIMEOUT = 2.0
 """The load's one attempt waits this long: stricter than glibc's default 5 s resolver timeout."""
@@ -86,17 +88,12 @@ def node_cache_requests(bed: Testbed, **labels: str) -> float:
     return probes.scrape(bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
 
 
-def pod_flows(bed: Testbed, dst: str) -> set[probes.ConntrackFlow]:
-    """Conntrack entries of the node for the pod's DNS to ``dst`` (compare before and after a lookup)."""
-    return {f for f in probes.conntrack_flows(bed.node) if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"}
-
-
-@pytest.fixture
-def bed(tmp_path: Path) -> Iterator[Testbed]:
-    """A fresh node for one scenario."""
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) -> Iterator[RealNodeBed]:
+    """The module's real node, kubelet's crash-loop back-off capped at 1 s: 20 restarts take seconds, not minutes."""
     require_root()
-    with Testbed(workdir=tmp_path) as testbed:
-        yield testbed
+    with real_node(tmp_path_factory.mktemp("realnode"), images, max_restart_period=1) as bed:
+        yield bed
 
 
 def deployed(
@@ -118,17 +115,15 @@ def statuses(pod: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {status["name"]: status for status in pod["status"]["containerStatuses"]}
 
 
+def current(node: RealNodeBed) -> dict[str, Any]:
+    """The node's one pod that is not being deleted, ready or not."""
+    (pod,) = [p for p in node.pods() if not p["metadata"].get("deletionTimestamp")]
+    return pod
+
+
 def restarts(node: RealNodeBed, container: str) -> int:
     """How often kubelet restarted ``container`` of the node's pod."""
-    return int(statuses(node.node_cache_pod())[container]["restartCount"])
-
-
-def started(bed: Testbed, props: NodeLocalDNSProps = FALLTHROUGH) -> NodeLocalDNSPod:
-    """The synthesized pod of ``props`` on ``bed``, started and ready."""
-    pod = NodeLocalDNSPod(bed, props, binary=NODE_CACHE_BINARY)
-    pod.start()
-    pod.wait_ready()
-    return pod
+    return int(statuses(current(node))[container]["restartCount"])
 
 
 # ----------------------------------------------------------------- while node-cache runs ---
@@ -141,7 +136,11 @@ def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_r
     dnat_before = probes.kube_dns_dnat(bed)
     tcp_dnat_before = probes.kube_dns_dnat(bed, "dns-tcp")
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
-    flows_before = pod_flows(bed, CLUSTER_IP) | pod_flows(bed, LOCAL_IP)
+
+    def flows() -> set[probes.ConntrackFlow]:
+        return probes.pod_dns_flows(bed.node, CLUSTER_IP) | probes.pod_dns_flows(bed.node, LOCAL_IP)
+
+    flows_before = flows()
 
     udp = probes.dig(bed.pod, NAME)
     tcp = probes.dig(bed.pod, NAME, tcp=True)
@@ -155,7 +154,7 @@ def test_while_node_cache_runs_the_pods_lookups_are_intercepted_by_the_keepers_r
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 2
     assert probes.kube_dns_dnat(bed) == dnat_before
     assert probes.kube_dns_dnat(bed, "dns-tcp") == tcp_dnat_before
-    assert (pod_flows(bed, CLUSTER_IP) | pod_flows(bed, LOCAL_IP)) - flows_before == set()
+    assert flows() - flows_before == set()
     # The keeper's readiness probe (its check of the rules) passes under the real kubelet.
     assert statuses(node.node_cache_pod())["keeper"]["ready"]
     assert "fallthrough rules in place" in node.container_log(pod["metadata"]["uid"], "keeper")
@@ -186,69 +185,140 @@ def test_a_restarted_node_cache_is_intercepted_again_without_the_keeper_doing_an
 
 
 # ------------------------------------------------------------------------ idempotence ---
+def _kill(node: RealNodeBed, pod: dict[str, Any], *containers: str) -> None:
+    """SIGKILL ``containers`` of ``pod`` at once, as the kernel's OOM killer would."""
+    pids = [node.container_pid(pod, container) for container in containers]
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+
+
+def _delete(node: RealNodeBed, pod: dict[str, Any]) -> None:
+    """Delete ``pod`` as ``kubectl delete pod`` does; the DaemonSet controller makes its next one."""
+    node.rest.request("DELETE", f"/api/v1/namespaces/kube-system/pods/{pod['metadata']['name']}", ok=(200, 202))
+
+
+def _back(node: RealNodeBed, pod: dict[str, Any], killed: tuple[str, ...]) -> Callable[[], bool]:
+    """Whether the node's pod is back: ``killed`` restarted in ``pod`` (a new pod when empty), each running.
+
+    The keeper's run is back once its log says it installed the rules (its readiness
+    probe's next period may be 15 s away).
+    """
+    uid = pod["metadata"]["uid"]
+    before = {container: int(status["restartCount"]) for container, status in statuses(pod).items()}
+
+    def back() -> bool:
+        current = [p for p in node.pods() if not p["metadata"].get("deletionTimestamp")]
+        if len(current) != 1 or (current[0]["metadata"]["uid"] == uid) != bool(killed):
+            return False
+        now = statuses(current[0]) if current[0]["status"].get("containerStatuses") else {}
+        if set(now) != set(before) or not all("running" in status["state"] for status in now.values()):
+            return False
+        if killed and any(int(now[c]["restartCount"]) <= before[c] for c in killed):
+            return False
+        keeper_run = int(now["keeper"]["restartCount"])
+        return "fallthrough rules in place" in node.run_log(current[0]["metadata"]["uid"], "keeper", keeper_run)
+
+    return back
+
+
 def test_no_rule_duplicates_or_growth_across_20_restarts_however_they_end(
-    bed: Testbed, measured: Callable[[str], None]
+    node: RealNodeBed, measured: Callable[[str], None]
 ) -> None:
-    pod = started(bed)
-    keeper = pod.keeper
-    assert keeper is not None
-
-    def kill_both() -> None:
-        pod.node_cache.kill()
-        keeper.kill()
-
-    endings: list[Callable[[], object]] = [
-        keeper.kill,  # SIGKILL of the keeper: its rules stay, the next one finds them
-        pod.node_cache.kill,  # an OOM kill of node-cache
-        pod.stop,  # a pod deletion: everything removed, then reinstalled
-        kill_both,  # the node's OOM killer, both
+    """kubelet restarts what was killed, the DaemonSet controller replaces a deleted pod; the rules stay 24."""
+    bed = node.bed
+    deployed(node, FALLTHROUGH)
+    endings: list[tuple[str, tuple[str, ...]]] = [
+        ("keeper SIGKILLed", ("keeper",)),  # its rules stay, the next run finds them
+        ("node-cache SIGKILLed", ("node-cache",)),  # an OOM kill of node-cache
+        ("pod deleted", ()),  # everything removed, then reinstalled by the next pod
+        ("both SIGKILLed", ("node-cache", "keeper")),  # the node's OOM killer, both
     ]
     counts = []
+    started = time.monotonic()
     for restart in range(20):
-        endings[restart % len(endings)]()
-        if not pod.node_cache.alive():
-            pod.node_cache.start()
-        if not keeper.alive():
-            keeper.start()
-        pod.wait_ready()
+        what, killed = endings[restart % len(endings)]
+        pod = node.node_cache_pod() if restart == 0 else current(node)
+        back = _back(node, pod, killed)
+        if killed:
+            _kill(node, pod, *killed)
+        else:
+            _delete(node, pod)
+        node.wait_for(f"the pod back after restart {restart + 1} ({what})", back, 60)
         rules = probes.node_rules(bed.node)
         counts.append(len(rules))
-        assert sorted(rules) == sorted(EXPECTED_RULES), f"after restart {restart + 1}"
+        assert sorted(rules) == sorted(EXPECTED_RULES), f"after restart {restart + 1} ({what})"
+    seconds = time.monotonic() - started
 
     assert counts == [24] * 20
+    node.wait_intercepting()
     assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
-    measured(f"fallthrough: 20 restarts (keeper and node-cache killed, pod deleted), rules after each: {set(counts)}")
+    measured(
+        f"fallthrough on the real node: 20 restarts (kubelet restarting a SIGKILLed keeper, node-cache or both, "
+        f"the DaemonSet replacing a deleted pod) in {seconds:.0f} s, rules after each: {set(counts)}"
+    )
 
 
 # ------------------------------------------------------------------------- crash loop ---
-def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(bed: Testbed) -> None:
+def _preview_config_map() -> dict[str, Any]:
+    """The preview's node-local-dns ConfigMap (``dist/`` as written): its Corefile binds the placeholder."""
+    (config_map,) = [
+        obj
+        for obj in kubectl_objects(NodeLocalDNSProps(interception="fallthrough"))
+        if obj["kind"] == "ConfigMap" and obj["metadata"]["name"] == "node-local-dns"
+    ]
+    return config_map
+
+
+def _crash_looping(node: RealNodeBed) -> dict[str, Any]:
+    """The fallthrough pod with the preview's ConfigMap applied by hand: node-cache crash-loops, the keeper holds."""
+    preview = _preview_config_map()
+    node.apply(
+        [
+            preview if (o["kind"], o["metadata"]["name"]) == ("ConfigMap", "node-local-dns") else o
+            for o in kubectl_objects(FALLTHROUGH)
+        ]
+    )
+    pod, _ = node.wait_crash()
+    node.wait_for(
+        "the keeper to install its rules",
+        lambda: "fallthrough rules in place" in node.container_log(pod["metadata"]["uid"], "keeper"),
+    )
+    return pod
+
+
+def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(node: RealNodeBed) -> None:
     """The preview ConfigMap rolled out: node-cache exits 1 at every start; the keeper's rules match nothing."""
-    pod = started(bed)
-    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=2400, timeout=RESOLVER_TIMEOUT)
+    bed = node.bed
+    old = deployed(node, FALLTHROUGH)
+    old_containers = {node.container_id(old, name) for name in ("node-cache", "keeper")}
+    load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=4000, timeout=RESOLVER_TIMEOUT)
     time.sleep(1)
-    preview = NodeCache(bed, NodeLocalDNSProps(interception="fallthrough"), binary=NODE_CACHE_BINARY).invocation
-    pod.node_cache.write_config_map("/etc/coredns", preview.volumes["/etc/coredns"])
+    node.apply([_preview_config_map()])
     cluster_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
-    assert pod.stop() == (0, 0)
-    stopped = time.monotonic()
 
-    pod.start()
-    exits = []
-    for delay in (0.5, 1.0, 2.0):
-        exits.append(pod.node_cache.wait_exit())
-        time.sleep(delay)
-        pod.node_cache.start()
-    exits.append(pod.node_cache.wait_exit())
-    assert pod.keeper is not None
-    pod.keeper.wait_ready()
-    result = load.result()
+    with node.task_exits() as exits:
+        node.roll()
+        node.wait_for(
+            "the old pod to be gone", lambda: old["metadata"]["uid"] not in {p["metadata"]["uid"] for p in node.pods()}
+        )
+        stopped = time.monotonic()
+        pod, _ = node.wait_crash()
+        node.wait_for("node-cache's third crash", lambda: restarts(node, "node-cache") >= 3, 60)
+        result = load.result()
+    uid = pod["metadata"]["uid"]
 
-    assert exits == [1, 1, 1, 1]
-    assert "plugin/bind: not a valid IP address or interface name" in pod.node_cache.log
+    assert {exits[c] for c in old_containers} == {0}
+    # The other exits: node-cache's crashes (1), and the old pod's sandbox (pause: 0 or 137).
+    assert [code for container, code in exits.items() if container not in old_containers].count(1) >= 3
+    crashed = statuses(current(node))
+    assert crashed["node-cache"]["lastState"]["terminated"]["exitCode"] == 1
+    assert crashed["keeper"]["restartCount"] == 0
+    assert "plugin/bind: not a valid IP address or interface name" in node.container_log(uid)
+    assert "fallthrough rules in place" in node.container_log(uid, "keeper")
     assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
     assert len(result.failed) <= 5, result.failed
     assert result.longest_outage() < RESOLVER_TIMEOUT
-    # Every lookup after the rollout's stop was answered by cluster CoreDNS through kube-proxy.
+    # Every lookup after the old pod went was answered by cluster CoreDNS through kube-proxy.
     after = result.between(stopped, math.inf)
     assert len(after) > 1000 and all(lookup.ok for lookup in after)
     assert probes.cluster_requests(bed, proto="udp", zone="cluster.local.") - cluster_before >= len(after)
@@ -288,59 +358,106 @@ def test_a_graceful_stop_under_load_leaves_no_rule_behind(
 
 
 # ------------------------------------------------------------------- switching modes ---
-def test_the_keeper_removes_the_rules_a_sigkilled_spec_mode_node_cache_left_and_its_probe_sees_them(
-    bed: Testbed,
+def _grace(seconds: int) -> PodSpecChange:
+    """The pod with ``terminationGracePeriodSeconds`` of ``seconds`` (kubelet's SIGKILL comes sooner)."""
+
+    def change(spec: dict[str, Any]) -> None:
+        spec["terminationGracePeriodSeconds"] = seconds
+
+    return change
+
+
+def test_the_keeper_removes_the_rules_a_spec_mode_node_cache_killed_at_its_grace_deadline_left(
+    node: RealNodeBed,
 ) -> None:
-    spec_mode = NodeCache(bed, SPEC_MODE, binary=NODE_CACHE_BINARY)
-    spec_mode.start()
-    spec_mode.wait_ready()
-    spec_mode.kill()
+    """A hung spec-mode node-cache switched to the fallthrough mode: kubelet SIGKILLs it; the new keeper cleans up."""
+    bed = node.bed
+    old = deployed(node, SPEC_MODE, change=_grace(2))
     assert len(probes.node_cache_rules(bed.node)) == 24
-    assert probes.dig(bed.pod, NAME).status == ""  # the spec mode's black hole
-    container = keeper_container(FALLTHROUGH)
-    assert container is not None
+    container = node.container_id(old)
+    os.kill(node.container_pid(old), signal.SIGSTOP)  # hung: SIGTERM stays pending
 
-    ready, output = RuleKeeper(bed, container).check()
+    with node.task_exits() as exits:
+        node.deploy(FALLTHROUGH, wait=True, stall_after=60)
+        pod = node.node_cache_pod()
+    node.wait_intercepting()
 
-    assert not ready
+    assert exits[container] == 128 + signal.SIGKILL  # no teardown: its 24 rules stayed behind
+    assert probes.node_cache_rules(bed.node) == ()
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
+    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
+    assert "fallthrough rules in place" in node.container_log(pod["metadata"]["uid"], "keeper")
+
+
+def _node_cache_writes_its_rules(spec: dict[str, Any]) -> None:
+    """node-cache without ``-setupiptables=false``, checking its rules every second.
+
+    ``-syncinterval`` is a duration that node-cache multiplies by a second (its default is
+    ``60``, i.e. 60 ns), so ``1ns`` means 1 s.
+    """
+    args = spec["containers"][0]["args"]
+    args.remove("-setupiptables=false")
+    args.append("-syncinterval=1ns")
+
+
+def test_the_keepers_readiness_probe_fails_on_node_caches_unconditional_rules(node: RealNodeBed) -> None:
+    """A pod whose node-cache still writes its own rules: kubelet's probe of the keeper reports each one.
+
+    After three such periods (the probe's ``failureThreshold``), kubelet marks the pod unready.
+    """
+    bed = node.bed
+    node.deploy(FALLTHROUGH, change=_node_cache_writes_its_rules)
+    node.wait_for("node-cache's 24 rules", lambda: len(probes.node_cache_rules(bed.node)) == 24, 30)
+    # klog writes a multi-line value as ``output=<``, its lines indented by a tab, then `` >``.
+    failed = re.compile(
+        r'"Probe failed" probeType="Readiness" [^\n]*containerName="keeper"[^\n]*output=<\n(?P<output>.*?)\n\s*>',
+        re.DOTALL,
+    )
+    node.wait_for("the keeper's readiness probe to fail", lambda: failed.search(node.node.kubelet.log) is not None, 45)
+    match = failed.search(node.node.kubelet.log)
+    assert match is not None
+    output = match.group("output")
+
     for chain in ("PREROUTING", "OUTPUT"):
         for proto in ("udp", "tcp"):
             assert (
                 "unconditional NOTRACK of the ClusterIP in place (node-cache's own rule): "
                 f"-t raw -A {chain} -p {proto} -d fd00:ec2::a --dport 53 -j NOTRACK"
             ) in output
-    assert "missing: -t raw -A PREROUTING -j NODELOCALDNS-PREROUTING" in output
-
-    pod = started(bed)
-    pod.node_cache.kill()
-
-    assert probes.node_cache_rules(bed.node) == ()
-    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
-    assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)
 
 
 # ---------------------------------------------------------------- host-network clients ---
+def _dig_while_gone(node: RealNodeBed, pod: dict[str, Any], server: str) -> probes.DigResult:
+    """SIGKILL node-cache, then a host-network lookup to ``server`` before kubelet has restarted it."""
+    os.kill(node.container_pid(pod), signal.SIGKILL)
+    result = probes.dig(node.bed.node, NAME, server=server)
+    assert node.running_tasks(pod["metadata"]["uid"]) == [], "kubelet restarted node-cache before the lookup ended"
+    return result
+
+
 def test_host_network_clients_in_the_spec_mode_reach_node_cache_and_are_black_holed_by_a_sigkill(
-    bed: Testbed,
+    node: RealNodeBed,
 ) -> None:
-    node_cache = NodeCache(bed, SPEC_MODE, binary=NODE_CACHE_BINARY)
-    node_cache.start()
-    node_cache.wait_ready()
+    bed = node.bed
+    pod = deployed(node, SPEC_MODE)
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
 
     assert probes.dig(bed.node, NAME, server=CLUSTER_IP).answers == ("fd00:ec2::1",)
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before + 1
 
-    node_cache.kill()
-
-    assert probes.dig(bed.node, NAME, server=CLUSTER_IP).status == ""
+    assert _dig_while_gone(node, pod, CLUSTER_IP).status == ""
+    # Until kubelet has restarted node-cache: a pod deleted meanwhile would leave its rules for good.
+    node.wait_for("kubelet to restart node-cache", lambda: restarts(node, "node-cache") >= 1)
+    node.wait_intercepting()
+    assert probes.dig(bed.node, NAME, server=CLUSTER_IP).answers == ("fd00:ec2::1",)
 
 
 def test_host_network_clients_in_the_fallthrough_mode_always_go_through_kube_proxy_to_the_cluster_ip(
-    bed: Testbed,
+    node: RealNodeBed,
 ) -> None:
     """raw OUTPUT has no socket match: the node's own lookups to the ClusterIP are never diverted."""
-    pod = started(bed)
+    bed = node.bed
+    pod = deployed(node, FALLTHROUGH)
     dnat_before = probes.kube_dns_dnat(bed)
     served_before = node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53")
     local_before = node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53")
@@ -353,10 +470,8 @@ def test_host_network_clients_in_the_fallthrough_mode_always_go_through_kube_pro
     assert node_cache_requests(bed, server=f"dns://[{CLUSTER_IP}]:53") == served_before
     assert node_cache_requests(bed, server=f"dns://[{LOCAL_IP}]:53") == local_before + 1
 
-    pod.node_cache.kill()
-
+    assert _dig_while_gone(node, pod, LOCAL_IP).status == ""
     assert probes.dig(bed.node, NAME, server=CLUSTER_IP).answers == ("fd00:ec2::1",)
-    assert probes.dig(bed.node, NAME, server=LOCAL_IP).status == ""
 
 
 # -------------------------------------------------------------- a wildcard listener ---
@@ -376,10 +491,10 @@ except socket.timeout:
 """
 
 
-def test_a_socket_on_the_wildcard_address_does_not_divert_lookups_when_node_cache_is_gone(bed: Testbed) -> None:
+def test_a_socket_on_the_wildcard_address_does_not_divert_lookups_when_node_cache_is_gone(node: RealNodeBed) -> None:
     """Why ``-m socket`` without ``--nowildcard``: another daemon on ``[::]:53`` must not get the pods' lookups."""
-    pod = started(bed)
-    pod.node_cache.kill()
+    bed = node.bed
+    _crash_looping(node)
     listener = subprocess.Popen(bed.node.argv(sys.executable, "-c", _LISTENER, "4"), stdout=subprocess.PIPE, text=True)
     assert listener.stdout is not None and listener.stdout.readline().strip() == "bound"
 
@@ -388,6 +503,7 @@ def test_a_socket_on_the_wildcard_address_does_not_divert_lookups_when_node_cach
 
     assert [r.answers for r in results] == [("fd00:ec2::1",)] * 5
     assert received == 0
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES
 
 
 # ------------------------------------------------------------------- least privilege ---
@@ -470,21 +586,53 @@ def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(node: RealNo
     assert "Failed to add non-existent interface nodelocaldns: operation not supported" in node.container_log(uid)
 
 
+def _legacy(spec: dict[str, Any]) -> None:
+    """The keeper as the image's iptables-wrapper runs it on a legacy node: ``ip6tables*`` relinked first."""
+    keeper = spec["containers"][1]
+    relink = "; ".join(f"ln -sf xtables-legacy-multi /usr/sbin/{name}" for name in LEGACY_LINKS)
+    keeper["command"] = ["/bin/sh", "-c", f'{relink}; exec "$0" "$@"', *keeper["command"]]
+
+
+def _keeper_capabilities(*capabilities: str) -> PodSpecChange:
+    """The pod with the keeper given ``capabilities`` instead of the synth's."""
+
+    def change(spec: dict[str, Any]) -> None:
+        spec["containers"][1]["securityContext"]["capabilities"]["add"] = list(capabilities)
+
+    return change
+
+
+def _both(*changes: PodSpecChange) -> PodSpecChange:
+    """``changes`` one after the other."""
+
+    def change(spec: dict[str, Any]) -> None:
+        for each in changes:
+            each(spec)
+
+    return change
+
+
 @pytest.mark.parametrize("backend", ["nft", "legacy"])
-def test_the_keeper_works_with_its_capabilities_on_either_backend(bed: Testbed, backend: str) -> None:
-    container = keeper_container(LEAST_PRIVILEGE)
-    assert container is not None
-    assert container.security == Security(privileged=False, capabilities=("NET_ADMIN", "NET_RAW"), no_new_privs=True)
-    keeper = RuleKeeper(bed, container, backend="legacy" if backend == "legacy" else "nft")
+def test_the_keeper_works_with_its_capabilities_on_either_backend(node: RealNodeBed, backend: str) -> None:
+    bed = node.bed
     save = "ip6tables-legacy-save" if backend == "legacy" else "ip6tables-save"
+    other = "ip6tables-save" if backend == "legacy" else "ip6tables-legacy-save"
 
-    keeper.start()
-    keeper.wait_ready()
+    pod = deployed(node, LEAST_PRIVILEGE, change=_legacy if backend == "legacy" else None)
+    context = pod["spec"]["containers"][1]["securityContext"]
+    effective = int(proc_status(node.container_pid(pod, "keeper"))["CapEff"], 16)
+    net_admin, net_raw = 12, 13
 
-    ours = set(probes.node_rules(bed.node, save))
-    assert ours == EXPECTED_RULES
-    assert keeper.stop() == 0
-    assert set(probes.node_rules(bed.node, save)) == set()
+    assert sorted(context["capabilities"]["add"]) == ["NET_ADMIN", "NET_RAW"]
+    assert context["allowPrivilegeEscalation"] is False
+    assert {i for i in range(64) if effective >> i & 1} == {net_admin, net_raw}
+    assert set(probes.node_rules(bed.node, save)) == EXPECTED_RULES
+    assert probes.node_rules(bed.node, other) == ()
+    container = node.container_id(pod, "keeper")
+    with node.task_exits() as exits:
+        node.delete_daemon_sets()
+    assert exits[container] == 0
+    assert probes.node_rules(bed.node, save) == ()
 
 
 @pytest.mark.parametrize(
@@ -496,40 +644,44 @@ def test_the_keeper_works_with_its_capabilities_on_either_backend(bed: Testbed, 
     ids=["nft-without-net-admin", "legacy-without-net-raw"],
 )
 def test_the_keeper_fails_loudly_without_each_capability(
-    bed: Testbed, backend: str, capabilities: tuple[str, ...], error: str
+    node: RealNodeBed, backend: str, capabilities: tuple[str, ...], error: str
 ) -> None:
-    container = keeper_container(LEAST_PRIVILEGE)
-    assert container is not None
-    security = dataclasses.replace(container.security, capabilities=capabilities)
-    keeper = RuleKeeper(
-        bed, dataclasses.replace(container, security=security), backend="legacy" if backend == "legacy" else "nft"
-    )
+    changes = [_keeper_capabilities(*capabilities), *([_legacy] if backend == "legacy" else [])]
+    node.deploy(LEAST_PRIVILEGE, change=_both(*changes))
 
-    keeper.start()
+    pod, ended = node.wait_crash("keeper")
+    log = node.container_log(pod["metadata"]["uid"], "keeper")
 
-    assert keeper.wait_exit() == 1
-    assert error in keeper.log
-    assert "cannot install the fallthrough rules" in keeper.log
+    assert ended["exitCode"] == 1
+    assert error in log
+    assert "cannot install the fallthrough rules" in log
 
 
-def test_a_sigterm_to_the_keeper_alone_removes_its_rules_and_its_sleeper(bed: Testbed) -> None:
+def test_a_sigterm_to_the_keeper_alone_removes_its_rules_and_its_sleeper(node: RealNodeBed) -> None:
     """SIGTERM lands in ``wait`` on the re-assert sleep: the trap kills the sleeper and removes the rules."""
-    pod = started(bed)
-    assert pod.keeper is not None and pod.keeper.process is not None
+    bed = node.bed
+    pod = deployed(node, FALLTHROUGH)
+    keeper_pid = node.container_pid(pod, "keeper")
     sleepers: list[int] = []
     deadline = time.monotonic() + 5
     while not sleepers and time.monotonic() < deadline:
         children = subprocess.run(
-            ["pgrep", "-P", str(pod.keeper.process.pid), "-x", "sleep"], capture_output=True, text=True, check=False
+            ["pgrep", "-P", str(keeper_pid), "-x", "sleep"], capture_output=True, text=True, check=False
         )
         sleepers = [int(pid) for pid in children.stdout.split()]
     assert len(sleepers) == 1
+    keeper = node.container_id(pod, "keeper")
+    back = _back(node, pod, ("keeper",))
 
-    pod.keeper.signal(signal.SIGTERM)
+    with node.kept_log(pod["metadata"]["uid"], "keeper") as keeper_log, node.task_exits() as exits:
+        os.kill(keeper_pid, signal.SIGTERM)
+        node.wait_for("kubelet to restart the keeper", back)
+        logged = keeper_log()
 
-    assert pod.keeper.wait_exit(10) == 0
-    assert probes.node_rules(bed.node) == ()
+    assert exits == {keeper: 0}  # node-cache untouched
+    assert "fallthrough rules removed" in logged
     with pytest.raises(ProcessLookupError):
         os.kill(sleepers[0], 0)
-    assert pod.node_cache.alive()
+    assert set(probes.node_rules(bed.node)) == EXPECTED_RULES  # the next run's
+    assert restarts(node, "node-cache") == 0
     assert probes.dig(bed.pod, NAME).answers == ("fd00:ec2::1",)

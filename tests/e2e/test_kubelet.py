@@ -223,9 +223,13 @@ def test_a_rolling_restart_stops_node_cache_within_its_grace_period_and_the_new_
     node.wait_for("node-cache's 24 rules", lambda: len(probes.node_cache_rules(node.bed.node)) == 24, 30)
     started = time.monotonic()
 
-    node.roll()
-    code = node.exit_code(old_id)
-    stopped = time.monotonic() - started
+    with node.task_exits() as exits:
+        node.roll()
+        node.wait_for(
+            "the old pod to be gone", lambda: old["metadata"]["uid"] not in {p["metadata"]["uid"] for p in node.pods()}
+        )
+        stopped = time.monotonic() - started
+    code = exits.get(old_id)
 
     killing = re.search(
         rf'"Killing container with a grace period".*containerID="containerd://{old_id}".*', node.node.kubelet.log

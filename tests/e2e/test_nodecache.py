@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from constructs_nld import CacheSettings, NodeLocalDNSProps, Ports, synthesize
+from constructs_nld import CacheSettings, NodeLocalDNSProps, Ports
 from tests.e2e import probes
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import RealNodeBed
+from tests.e2e.realnode import RealNodeBed, kubectl_objects
 from tests.e2e.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
@@ -88,16 +88,6 @@ def node_cache_requests(node: RealNodeBed, **labels: str) -> float:
     return probes.scrape(node.bed.node, NODE_CACHE_METRICS).total("coredns_dns_requests_total", **labels)
 
 
-def dns_flows(node: RealNodeBed, dst: str) -> set[probes.ConntrackFlow]:
-    """Conntrack entries of the node for DNS to ``dst`` from the pod.
-
-    A test compares them before and after its lookup: the lookups that waited for the pod
-    (before its rules were in place) went through kube-proxy and keep theirs until they expire.
-    """
-    flows = probes.conntrack_flows(node.bed.node)
-    return {f for f in flows if f.dst == dst and f.dport == 53 and f.src == "fd0b::2"}
-
-
 def container_root(node: RealNodeBed, pod: dict[str, Any]) -> Path:
     """node-cache's root file system, as its process sees it."""
     return Path(f"/proc/{node.container_pid(pod)}/root")
@@ -131,7 +121,7 @@ class TestInterception:
 
     def test_query_to_kube_dns_cluster_ip_is_answered_by_node_cache_not_kube_proxy(self, running: RealNodeBed) -> None:
         bed = running.bed
-        flows_before = dns_flows(running, CLUSTER_IP)
+        flows_before = probes.pod_dns_flows(running.bed.node, CLUSTER_IP)
         dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(running, server=CLUSTER_IP_LISTENER, proto="udp", zone="cluster.local.")
 
@@ -144,11 +134,11 @@ class TestInterception:
         assert served == served_before + 1
         assert probes.kube_dns_dnat(bed, "dns") == dnat_before
         # NOTRACK: the lookup left no conntrack entry on the node.
-        assert dns_flows(running, CLUSTER_IP) - flows_before == set()
+        assert probes.pod_dns_flows(running.bed.node, CLUSTER_IP) - flows_before == set()
 
     def test_query_to_local_ip_is_answered_by_node_cache(self, running: RealNodeBed) -> None:
         bed = running.bed
-        flows_before = dns_flows(running, LOCAL_IP)
+        flows_before = probes.pod_dns_flows(running.bed.node, LOCAL_IP)
         dnat_before = probes.kube_dns_dnat(bed, "dns")
         served_before = node_cache_requests(running, server=LOCAL_LISTENER, zone="cluster.local.")
 
@@ -158,7 +148,7 @@ class TestInterception:
         assert result.answers == (bed.ips.others[0].cluster_ip,), result.output
         assert node_cache_requests(running, server=LOCAL_LISTENER, zone="cluster.local.") == served_before + 1
         assert probes.kube_dns_dnat(bed, "dns") == dnat_before
-        assert dns_flows(running, LOCAL_IP) - flows_before == set()
+        assert probes.pod_dns_flows(running.bed.node, LOCAL_IP) - flows_before == set()
 
     def test_reverse_lookup_via_cluster_ip_is_answered_by_node_cache(self, running: RealNodeBed) -> None:
         bed = running.bed
@@ -196,7 +186,7 @@ class TestInterception:
 
     def test_query_over_tcp_to_cluster_ip_is_answered_by_node_cache(self, running: RealNodeBed) -> None:
         bed = running.bed
-        flows_before = dns_flows(running, CLUSTER_IP)
+        flows_before = probes.pod_dns_flows(running.bed.node, CLUSTER_IP)
         dnat_before = probes.kube_dns_dnat(bed, "dns-tcp")
         served_before = node_cache_requests(running, server=CLUSTER_IP_LISTENER, proto="tcp")
 
@@ -206,7 +196,7 @@ class TestInterception:
         assert result.answers == (CLUSTER_IP,), result.output
         assert node_cache_requests(running, server=CLUSTER_IP_LISTENER, proto="tcp") == served_before + 1
         assert probes.kube_dns_dnat(bed, "dns-tcp") == dnat_before
-        assert dns_flows(running, CLUSTER_IP) - flows_before == set()
+        assert probes.pod_dns_flows(running.bed.node, CLUSTER_IP) - flows_before == set()
 
     def test_cache_miss_goes_to_kube_dns_upstream_over_tcp(self, running: RealNodeBed) -> None:
         """node-cache forwards to the kube-dns-upstream ClusterIP (not intercepted), over TCP."""
@@ -346,19 +336,9 @@ def test_without_pidfile_rules_wait_for_the_first_60s_sync_and_pods_fall_through
 
 
 # ---------------------------------------------------------------- e. failure modes ---
-def _applied_objects(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
-    """The objects of the synth of ``props`` that ``kubectl apply`` of its services and workload would write."""
-    return [
-        obj
-        for chart in synthesize(props)
-        for obj in chart.objects
-        if obj["kind"] in ("Service", "ServiceAccount", "ConfigMap", "DaemonSet")
-    ]
-
-
 def test_preview_synth_fails_on_its_placeholder_in_localip(node: RealNodeBed) -> None:
     """``dist/`` as written (the preview) applied by hand: node-cache exits on the placeholder, and kubelet retries."""
-    node.apply(_applied_objects(NodeLocalDNSProps()))
+    node.apply(kubectl_objects(NodeLocalDNSProps()))
 
     pod, ended = node.wait_crash()
 
@@ -371,10 +351,10 @@ def test_preview_synth_fails_on_its_placeholder_in_localip(node: RealNodeBed) ->
 
 def test_preview_configmap_under_deployable_args_fails_on_its_bind_placeholder(node: RealNodeBed) -> None:
     """The preview's ConfigMap applied over a deployable DaemonSet: CoreDNS refuses the placeholder it binds."""
-    deployable = _applied_objects(NodeLocalDNSProps(kube_dns_cluster_ip=node.bed.ips.kube_dns))
+    deployable = kubectl_objects(NodeLocalDNSProps(kube_dns_cluster_ip=node.bed.ips.kube_dns))
     (preview,) = [
         o
-        for o in _applied_objects(NodeLocalDNSProps())
+        for o in kubectl_objects(NodeLocalDNSProps())
         if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "node-local-dns"
     ]
     node.apply(

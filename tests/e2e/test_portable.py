@@ -21,7 +21,7 @@ from constructs_nld import NodeLocalDNSProps, is_deployable, synthesize
 from constructs_nld.deploy.errors import InvalidConfigError
 from tests.e2e import probes
 from tests.e2e.nodecache import node_cache_binary_or_skip
-from tests.e2e.realnode import RealNodeBed, environ
+from tests.e2e.realnode import RealNodeBed, environ, kubectl_objects
 from tests.e2e.serviceapi import service_at
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
@@ -102,11 +102,7 @@ def test_with_service_links_off_node_cache_exits_and_the_node_falls_through(node
     with pytest.raises(InvalidConfigError, match="sets enableServiceLinks: false"):
         node.deploy(PORTABLE, change=_service_links_off)
     assert node.rest.items("/apis/apps/v1/namespaces/kube-system/daemonsets") == []
-    objects = [obj for chart in synthesize(PORTABLE) for obj in chart.objects]
-    node.apply(
-        [o for o in objects if o["kind"] in ("Service", "ServiceAccount", "ConfigMap", "DaemonSet")],
-        change=_service_links_off,
-    )
+    node.apply(kubectl_objects(PORTABLE), change=_service_links_off)
 
     pod, ended = node.wait_crash()
 

@@ -291,8 +291,14 @@ class Kubelet(Process):
         resolv_conf: Path,
         cluster_dns: str,
         rest: Rest,
+        max_restart_period: int | None = None,
     ) -> None:
-        """Plan kubelet; it is up once its Node reports Ready."""
+        """Plan kubelet; it is up once its Node reports Ready.
+
+        ``max_restart_period``: the longest crash-loop back-off in seconds (kubelet's
+        ``crashLoopBackOff.maxContainerRestartPeriod``, the ``KubeletCrashLoopBackOffMax`` gate,
+        alpha in 1.34), which also caps the first one; default: kubelet's, 10 s doubling to 300 s.
+        """
         super().__init__(f"kubelet {name}", directory / "kubelet.log", grace_period=15, startup_timeout=60)
         self.node_name = name
         self.netns = netns
@@ -305,6 +311,7 @@ class Kubelet(Process):
         self.resolv_conf = resolv_conf
         self.cluster_dns = cluster_dns
         self.rest = rest
+        self.max_restart_period = max_restart_period
 
     @property
     def config_path(self) -> Path:
@@ -347,6 +354,15 @@ class Kubelet(Process):
             "syncFrequency": "5s",
             "fileCheckFrequency": "5s",
             "nodeStatusUpdateFrequency": "5s",
+        } | self._restart_back_off()
+
+    def _restart_back_off(self) -> dict[str, Any]:
+        """The crash-loop back-off's settings, when :attr:`max_restart_period` caps it."""
+        if self.max_restart_period is None:
+            return {}
+        return {
+            "featureGates": {"KubeletCrashLoopBackOffMax": True},
+            "crashLoopBackOff": {"maxContainerRestartPeriod": f"{self.max_restart_period}s"},
         }
 
     def prepare(self, attempt: int) -> None:
@@ -498,8 +514,12 @@ class RealNode:
         resolv_conf: Path,
         cluster_dns: str,
         proxy: KubeProxy | None = None,
+        max_restart_period: int | None = None,
     ) -> None:
-        """Plan the node; nothing runs until :meth:`__enter__`. ``proxy``: its kube-proxy, if any."""
+        """Plan the node; nothing runs until :meth:`__enter__`. ``proxy``: its kube-proxy, if any.
+
+        ``max_restart_period``: kubelet's longest crash-loop back-off (see :class:`Kubelet`).
+        """
         require_binary(kubelet_binary, "run `bash tools/build-binaries.sh kubelet`", name="kubelet")
         for program in ("containerd", "runc", "ctr", "nsenter"):
             if shutil.which(program) is None:
@@ -522,6 +542,7 @@ class RealNode:
             resolv_conf=resolv_conf,
             cluster_dns=cluster_dns,
             rest=rest,
+            max_restart_period=max_restart_period,
         )
         self.proxy = proxy
         self._stack = contextlib.ExitStack()
