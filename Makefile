@@ -42,11 +42,12 @@ node_modules/.installed: package.json package-lock.json
 
 # Debian packages the tests need: promtool and the backfilled soak's server (prometheus), openssl
 # for the test control plane, for the data-plane suite ip6tables, dig, dnsperf, ip, sysctl and
-# setpriv (a container's capabilities), shellcheck for the fallthrough keeper's script, and for the
-# monitoring suite socat (the bridges between network namespaces) and nft (a foreign rule
-# node-cache cannot re-add its own around).
+# nsenter (a real node's processes in its namespace), containerd, runc and the CNI plugins (the
+# real nodes' runtime), shellcheck for the fallthrough keeper's script, and for the monitoring
+# suite socat (the bridges between network namespaces) and nft (a foreign rule node-cache cannot
+# re-add its own around).
 APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables containerd runc containernetworking-plugins
-APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl setpriv shellcheck socat nft containerd runc ctr
+APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl nsenter shellcheck socat nft containerd runc ctr
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -55,12 +56,12 @@ system:
 	fi
 	@promtool --version 2>&1 | head -n 1
 
-# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, kubelet-env (ours),
-# CoreDNS, prometheus-operator and Prometheus, built from source through the Go module proxy into
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kube-proxy, kwok,
+# CoreDNS, prometheus-operator, Prometheus and kube-state-metrics, built from source through the Go module proxy into
 # .cache/ (reused when present). node-cache is never built here: the tests find a binary outside
 # the repository (README, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok kubelet-env coredns prometheus-operator prometheus kube-state-metrics
+	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.

@@ -1,47 +1,45 @@
 """Benchmark one node's DNS data plane through the real node-cache, against the same node without it.
 
-Three paths of the e2e test bed (``tests/e2e/netns.py``), each on its own fresh node, the
-nodes side by side and measured in turn, round after round (so that load from elsewhere on
-the machine falls on all three alike), the pod as client:
+Everything runs on a real node (``tests/e2e/realnode.py``: kubelet, containerd and kube-proxy
+v1.34.4, the pod of the synthesized DaemonSet from the DaemonSet controller), once per
+kube-proxy mode (iptables, nftables: the column kubernetes/dns#682 asks about), the test bed's
+pod as client:
 
-(i)   the kube-dns ClusterIP without NodeLocal DNS: kube-proxy's DNAT to cluster CoreDNS —
-      every pod's path without NLD, and its fallthrough path (the baseline);
-(iii) the kube-dns ClusterIP with node-cache 1.26.8 running as the synthesized DaemonSet runs
-      it: its NOTRACK rules take the pod's query to node-cache (the pod's real path with NLD);
+(i)   the kube-dns ClusterIP without NodeLocal DNS, before the deploy: kube-proxy's DNAT to
+      cluster CoreDNS — every pod's path without NLD, and its fallthrough path (the baseline);
+(iii) the kube-dns ClusterIP with the app deployed: node-cache 1.26.8's NOTRACK rules take
+      the pod's query to node-cache (the pod's real path with NLD);
 (iv)  ``fd00::10``, node-cache's own address.
 
 Per path:
 
 - **resolver-style lookups**: ``--runs`` runs of ``--lookups`` AAAA lookups at ``--rate``
   per second, each from a fresh socket (a new source port, as glibc's resolver sends them),
-  of the cluster names of the mix, node-cache restarted before each (cold cache): latency
-  percentiles (medians over the runs), failures, and the rise of the node's
-  ``nf_conntrack_count`` over the first run, scaled to 10,000 lookups — the conntrack table is the main reason NodeLocal
-  DNS exists. Without NLD it stays below 10,000: a source port drawn again within the 30 s
-  UDP timeout finds its entry still there;
+  of the cluster names of the mix, a new pod before each run with NLD (a rollout: cold
+  cache): latency percentiles (medians over the runs), failures, and the node's conntrack
+  entries of the pod's lookups to the path's address that the first run added (those in the
+  table after it and not before), scaled to 10,000 lookups — the conntrack table is the main
+  reason NodeLocal DNS exists. Without NLD they stay below 10,000: a source port drawn again
+  within the 30 s UDP timeout finds its entry still there. (The node's whole
+  ``nf_conntrack_count`` would not do on a real node: kubelet's and kube-proxy's own
+  connections come and go, and the entries of path (i) expire during the next path's run.)
 - **dnsperf** from the pod with a fixed mix (cluster AAAA/SRV/PTR, external, NXDOMAIN),
-  ``--runs`` runs, node-cache restarted before each (cold cache): queries/s, p50/p99 of
+  ``--runs`` runs, a new pod before each with NLD (cold cache): queries/s, p50/p99 of
   dnsperf's per-query latencies, and the share of queries that reached cluster CoreDNS (the
   rise of its ``coredns_dns_requests_total`` over the queries sent). Every response's RCODE
   is checked against the mix; a wrong one fails the run.
 
-Goals (issue 9): ≥ 99.9 % of repeated lookups absorbed; p99 ≤ the no-NLD p99; conntrack
-entries per 10,000 lookups ≈ 0 with NLD against ≈ 10,000 without. Judged by comparing with
-(i), measured in the same run.
-
-Then, per kube-proxy mode (iptables, nftables), on a real node (``tests/e2e/realnode.py``:
-kubelet and kube-proxy v1.34.4, the pod of the synthesized DaemonSet): paths (i), before the
-deploy, and (iii), after it, by resolver-style lookups (latency, failures, conntrack entries),
-the column per mode that kubernetes/dns#682 asks about.
+Goals (issue 9), per kube-proxy mode: ≥ 99.9 % of repeated lookups absorbed; p99 ≤ the
+no-NLD p99; conntrack entries per 10,000 lookups ≈ 0 with NLD against ≈ 10,000 without.
+Judged by comparing with (i), measured on the same node in the same run.
 
 Run as root, with the node-cache binary (``$NODE_CACHE_BIN`` or the per-user path). Prints
-markdown tables and writes a chart (``bench/results/dataplane.png``).
+markdown tables and writes a chart of the iptables mode (``bench/results/dataplane.png``).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import ipaddress
 import math
 import re
@@ -56,11 +54,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from tests.e2e import probes  # noqa: E402
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary  # noqa: E402
-from tests.e2e.realnode import SERVED_NAMES, node_images, real_node  # noqa: E402
+from tests.e2e.nodecache import NODE_CACHE_MISSING, find_node_cache_binary  # noqa: E402
+from tests.e2e.realnode import RealNodeBed, node_images, real_node  # noqa: E402
 from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
 
@@ -154,7 +151,7 @@ class Lookups:
 
     results: tuple[LoadResult, ...]
     conntrack_entries: int
-    """Rise of the node's ``nf_conntrack_count`` over the first run, on a fresh node."""
+    """Conntrack entries of the pod's lookups to the path's address that the first run added."""
 
     @property
     def per_10k(self) -> float:
@@ -237,109 +234,72 @@ def measure(bed: Testbed, server: str, datafile: Path, mix: tuple[Query, ...], a
     )
 
 
-@dataclass(frozen=True)
-class Node:
-    """One path's node: its test bed, where the pod sends its queries, and its node-cache if the path has one."""
+def new_pod(node: RealNodeBed) -> None:
+    """A rollout, so that a run starts with a cold cache: the next pod intercepting, its loop self-check done."""
+    (old,) = node.pods()
+    node.roll()
+    node.wait_for(
+        "the old pod to be gone", lambda: old["metadata"]["uid"] not in {p["metadata"]["uid"] for p in node.pods()}
+    )
+    node.wait_intercepting()
+    probes.wait_for_loop_self_check(node.bed.node, NODE_METRICS_URL, listener=LOCAL_LISTENER, blocks=4)
 
-    label: str
-    bed: Testbed
-    server: str
-    node_cache: NodeCache | None
 
-    def restart(self) -> None:
-        """A new node-cache container, so that a run starts with a cold cache; nothing without NLD."""
-        if self.node_cache is None:
-            return
-        if self.node_cache.alive():
-            self.node_cache.stop()
-        self.node_cache.start()
-        self.node_cache.wait_ready()
-        probes.wait_for_loop_self_check(self.bed.node, NODE_METRICS_URL, listener=LOCAL_LISTENER, blocks=4)
+def measure_node(
+    node: RealNodeBed, workdir: Path, args: argparse.Namespace
+) -> tuple[dict[str, PathResult], tuple[Query, ...]]:
+    """The three paths on ``node``: (i) before the deploy, then (iii) and (iv) in turn, run after run.
+
+    Resolver-style runs come first on each path: the node's conntrack entries are read
+    right around the first one; later runs only measure latency.
+    """
+    bed = node.bed
+    mix = query_mix(bed)
+    datafile = workdir / "queries.txt"
+    datafile.write_text("".join(f"{q.name} {q.rtype}\n" for q in mix))
+    names = tuple(q.name for q in mix if q.kind == "cluster" and q.rtype == "AAAA")
+    servers = {NO_NLD: bed.ips.kube_dns, INTERCEPTED: bed.ips.kube_dns, LOCAL: NODE_LOCAL_DNS_IP}
+    lookups: dict[str, list[LoadResult]] = {label: [] for label in servers}
+    entries: dict[str, int] = {}
+    runs: dict[str, list[Run]] = {label: [] for label in servers}
+
+    def lookups_run(label: str, first: bool) -> None:
+        before = probes.pod_dns_flows(bed.node, servers[label])
+        load = ResolverLoad(bed.pod, servers[label], names, rate=args.rate, count=args.lookups)
+        lookups[label].append(load.result())
+        if first:
+            entries[label] = len(probes.pod_dns_flows(bed.node, servers[label]) - before)
+
+    for run in range(args.runs):
+        lookups_run(NO_NLD, run == 0)
+    for _ in range(args.runs):
+        runs[NO_NLD].append(measure(bed, servers[NO_NLD], datafile, mix, args))
+    node.deploy(wait=True, stall_after=60)
+    node.wait_intercepting()
+    for run in range(args.runs):
+        for label in (INTERCEPTED, LOCAL):
+            new_pod(node)
+            lookups_run(label, run == 0)
+    for _ in range(args.runs):
+        for label in (INTERCEPTED, LOCAL):
+            new_pod(node)
+            runs[label].append(measure(bed, servers[label], datafile, mix, args))
+    node.reset()
+    results = {label: PathResult(Lookups(tuple(lookups[label]), entries[label]), runs[label]) for label in servers}
+    return results, mix
 
 
 def measure_all(
     binary: Path, workdir: Path, args: argparse.Namespace
-) -> tuple[dict[str, PathResult], tuple[Query, ...]]:
-    """Every measurement of the three paths, each on its own fresh node (its conntrack table starts empty).
-
-    The nodes run side by side and every round measures the three paths in turn, so that
-    load from elsewhere on the machine falls on all of them alike. Resolver-style runs come
-    first: the node's conntrack count is read right around the first one, with nothing else
-    running on the node (a metrics scrape would be a conntracked connection too); later runs
-    would see earlier entries expire (UDP: 30 s) and only measure latency.
-    """
-    props = NodeLocalDNSProps(kube_dns_cluster_ip="fd00:ec2::a")
-    with contextlib.ExitStack() as stack:
-        nodes = []
-        for n, label in enumerate((NO_NLD, INTERCEPTED, LOCAL)):
-            bed = stack.enter_context(Testbed(workdir=workdir / str(n)))
-            node_cache = None if label == NO_NLD else NodeCache(bed, props, binary=binary)
-            nodes.append(Node(label, bed, NODE_LOCAL_DNS_IP if label == LOCAL else bed.ips.kube_dns, node_cache))
-        # The allocation is seeded per process: every node has the same Services.
-        mix = query_mix(nodes[0].bed)
-        datafile = workdir / "queries.txt"
-        datafile.write_text("".join(f"{q.name} {q.rtype}\n" for q in mix))
-        names = tuple(q.name for q in mix if q.kind == "cluster" and q.rtype == "AAAA")
-        lookups: dict[str, list[LoadResult]] = {node.label: [] for node in nodes}
-        entries: dict[str, int] = {}
-        for run in range(args.runs):
-            for node in nodes:
-                node.restart()
-                before = probes.conntrack_count(node.bed.node)
-                load = ResolverLoad(node.bed.pod, node.server, names, rate=args.rate, count=args.lookups)
-                lookups[node.label].append(load.result())
-                if run == 0:
-                    entries[node.label] = probes.conntrack_count(node.bed.node) - before
-        runs: dict[str, list[Run]] = {node.label: [] for node in nodes}
-        for _ in range(args.runs):
-            for node in nodes:
-                node.restart()
-                runs[node.label].append(measure(node.bed, node.server, datafile, mix, args))
-    results = {label: PathResult(Lookups(tuple(lookups[label]), entries[label]), runs[label]) for label in lookups}
-    return results, mix
-
-
-def measure_real_nodes(binary: Path, workdir: Path, args: argparse.Namespace) -> dict[tuple[str, ProxyMode], Lookups]:
-    """Paths (i) and (iii) by resolver-style lookups on a real node per kube-proxy mode."""
+) -> tuple[dict[ProxyMode, dict[str, PathResult]], tuple[Query, ...]]:
+    """Every path on a real node per kube-proxy mode, a fresh cluster each."""
     images = node_images(workdir / "images", binary)
-    results: dict[tuple[str, ProxyMode], Lookups] = {}
+    results: dict[ProxyMode, dict[str, PathResult]] = {}
+    mix: tuple[Query, ...] = ()
     for proxy in PROXY_MODES:
         with real_node(workdir / proxy, images, proxy_mode=proxy) as node:
-            for label in (NO_NLD, INTERCEPTED):
-                if label == INTERCEPTED:
-                    node.deploy(wait=True, stall_after=60)
-                    node.wait_intercepting()
-                runs = []
-                entries = 0
-                for run in range(args.runs):
-                    before = probes.conntrack_count(node.bed.node)
-                    load = ResolverLoad(
-                        node.bed.pod, node.bed.ips.kube_dns, SERVED_NAMES, rate=args.rate, count=args.lookups
-                    )
-                    runs.append(load.result())
-                    if run == 0:
-                        entries = probes.conntrack_count(node.bed.node) - before
-                results[(label, proxy)] = Lookups(tuple(runs), entries)
-    return results
-
-
-def print_real_nodes(results: dict[tuple[str, ProxyMode], Lookups]) -> None:
-    """A row per path, a column group per kube-proxy mode."""
-    print("\nOn a real node (kubelet and kube-proxy v1.34.4), resolver-style lookups of 2 cluster names:\n")
-    header = " | ".join(f"{m}: p50 ms | {m}: p99 ms | {m}: failed | {m}: conntrack per 10,000" for m in PROXY_MODES)
-    print(f"| path | {header} |")
-    print("|---|" + "---|" * 4 * len(PROXY_MODES))
-    for label in (NO_NLD, INTERCEPTED):
-        cells = []
-        for proxy in PROXY_MODES:
-            lookups = results[(label, proxy)]
-            cells += [
-                f"{lookups.latency_ms(50):.3f}",
-                f"{lookups.latency_ms(99):.3f}",
-                str(lookups.failed),
-                f"{lookups.per_10k:,.0f}",
-            ]
-        print(f"| {label} | {' | '.join(cells)} |")
+            results[proxy], mix = measure_node(node, workdir / proxy, args)
+    return results, mix
 
 
 def median_of(runs: list[Run], metric: Callable[[Run], float]) -> float:
@@ -384,11 +344,39 @@ def chart(results: dict[str, PathResult], path: Path) -> None:
         axes[3].annotate(f"{value:,.0f}", (i, value), ha="center", va="bottom")
     for ax in axes:
         ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle("DNS data plane of one node through node-cache 1.26.8 (network namespaces, clients in the pod)")
+    fig.suptitle(
+        "DNS data plane of a real node through node-cache 1.26.8 (kube-proxy iptables mode, clients in the pod)"
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+Goal = tuple[str, Callable[[PathResult], str], Callable[[PathResult], bool]]
+"""A goal: what it asks, how a path's value is shown, whether the path meets it."""
+
+
+def goals_for(baseline: PathResult) -> list[Goal]:
+    """The goals of the NLD paths, judged against ``baseline`` (path (i) of the same node)."""
+    no_nld_p99 = baseline.lookups.latency_ms(99)
+    return [
+        (
+            "≥ 99.9 % of repeated lookups absorbed (dnsperf queries not reaching cluster CoreDNS)",
+            lambda p: f"{1 - median_of(p.runs, lambda r: r.reached_cluster):.3%}",
+            lambda p: 1 - median_of(p.runs, lambda r: r.reached_cluster) >= 0.999,
+        ),
+        (
+            f"resolver p99 ≤ no-NLD p99 ({no_nld_p99:.3f} ms)",
+            lambda p: f"{p.lookups.latency_ms(99):.3f} ms ({p.lookups.latency_ms(99) / no_nld_p99:.2f}×)",
+            lambda p: p.lookups.latency_ms(99) <= no_nld_p99,
+        ),
+        (
+            f"conntrack entries per 10,000 lookups ≈ 0 (no NLD: {baseline.lookups.per_10k:,.0f})",
+            lambda p: f"{p.lookups.per_10k:,.0f}",
+            lambda p: p.lookups.per_10k <= 0.001 * baseline.lookups.per_10k,
+        ),
+    ]
 
 
 def main() -> int:
@@ -413,67 +401,54 @@ def main() -> int:
 
     sweep_stale()
     with tempfile.TemporaryDirectory(prefix="nld-bench-") as tmp:
-        results, mix = measure_all(binary, Path(tmp), args)
+        by_mode, mix = measure_all(binary, Path(tmp), args)
 
     kinds = Counter(q.kind for q in mix)
     print(
-        f"node-cache: {binary}. dnsperf mix per pass ({len(mix)}): {kinds['cluster']} cluster (AAAA/SRV/PTR), "
-        f"{kinds['external']} external, {kinds['nxdomain']} NXDOMAIN; -c {args.clients} -q {args.outstanding}, "
-        f"≤ {args.queries} queries and ≤ {args.seconds} s per run, {args.runs} runs per path in rounds (medians), "
-        f"cold cache. Resolver-style: {args.runs} runs of {args.lookups} lookups at {args.rate}/s, a fresh socket "
-        "each, of the 5 cluster AAAA names, cold cache, latency medians over the runs; conntrack over the first run.\n"
+        f"node-cache: {binary}, on a real node (kubelet and kube-proxy v1.34.4). dnsperf mix per pass ({len(mix)}): "
+        f"{kinds['cluster']} cluster (AAAA/SRV/PTR), {kinds['external']} external, {kinds['nxdomain']} NXDOMAIN; "
+        f"-c {args.clients} -q {args.outstanding}, ≤ {args.queries} queries and ≤ {args.seconds} s per run, "
+        f"{args.runs} runs per path (medians), a new pod (cold cache) before each with NLD. Resolver-style: "
+        f"{args.runs} runs of {args.lookups} lookups at {args.rate}/s, a fresh socket each, of the 5 cluster AAAA "
+        "names, latency medians over the runs; conntrack over the first run.\n"
     )
     print(
-        "| path | dnsperf queries/s | dnsperf p50 ms | dnsperf p99 ms | reached cluster CoreDNS "
+        "| path | kube-proxy | dnsperf queries/s | dnsperf p50 ms | dnsperf p99 ms | reached cluster CoreDNS "
         "| resolver p50 ms | resolver p99 ms | resolver failed | conntrack entries per 10,000 lookups |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     failed = False
-    for label, path in results.items():
-        sent = sum(r.sent for r in path.runs)
-        lost = sum(r.lost for r in path.runs)
-        wrong = sum(r.wrong for r in path.runs)
-        failed |= wrong > 0 or lost > 0.01 * sent or path.lookups.failed > 0
-        print(
-            f"| {label} | {median_of(path.runs, lambda r: r.qps):,.0f} "
-            f"| {median_of(path.runs, lambda r: r.p50_ms):.3f} | {median_of(path.runs, lambda r: r.p99_ms):.3f} "
-            f"| {median_of(path.runs, lambda r: r.reached_cluster):.3%} "
-            f"| {path.lookups.latency_ms(50):.3f} | {path.lookups.latency_ms(99):.3f} "
-            f"| {path.lookups.failed} | {path.lookups.per_10k:,.0f} |"
-        )
-    baseline = results[NO_NLD]
-    print("\n| goal | (iii) ClusterIP via node-cache | (iv) fd00::10 | met |")
-    print("|---|---|---|---|")
-    goals: list[tuple[str, Callable[[PathResult], str], Callable[[PathResult], bool]]] = [
-        (
-            "≥ 99.9 % of repeated lookups absorbed (dnsperf queries not reaching cluster CoreDNS)",
-            lambda p: f"{1 - median_of(p.runs, lambda r: r.reached_cluster):.3%}",
-            lambda p: 1 - median_of(p.runs, lambda r: r.reached_cluster) >= 0.999,
-        ),
-        (
-            f"resolver p99 ≤ no-NLD p99 ({baseline.lookups.latency_ms(99):.3f} ms)",
-            lambda p: (
-                f"{p.lookups.latency_ms(99):.3f} ms ({p.lookups.latency_ms(99) / baseline.lookups.latency_ms(99):.2f}×)"
-            ),
-            lambda p: p.lookups.latency_ms(99) <= baseline.lookups.latency_ms(99),
-        ),
-        (
-            f"conntrack entries per 10,000 lookups ≈ 0 (no NLD: {baseline.lookups.per_10k:,.0f})",
-            lambda p: f"{p.lookups.per_10k:,.0f}",
-            lambda p: p.lookups.per_10k <= 0.001 * baseline.lookups.per_10k,
-        ),
-    ]
-    for goal, shown, met in goals:
-        verdict = all(met(results[label]) for label in (INTERCEPTED, LOCAL))
-        print(f"| {goal} | {shown(results[INTERCEPTED])} | {shown(results[LOCAL])} | {'yes' if verdict else 'NO'} |")
-    rcodes = {label: dict(sum((r.rcodes for r in path.runs), Counter())) for label, path in results.items()}
+    for proxy, results in by_mode.items():
+        for label, path in results.items():
+            sent = sum(r.sent for r in path.runs)
+            lost = sum(r.lost for r in path.runs)
+            wrong = sum(r.wrong for r in path.runs)
+            failed |= wrong > 0 or lost > 0.01 * sent or path.lookups.failed > 0
+            print(
+                f"| {label} | {proxy} | {median_of(path.runs, lambda r: r.qps):,.0f} "
+                f"| {median_of(path.runs, lambda r: r.p50_ms):.3f} | {median_of(path.runs, lambda r: r.p99_ms):.3f} "
+                f"| {median_of(path.runs, lambda r: r.reached_cluster):.3%} "
+                f"| {path.lookups.latency_ms(50):.3f} | {path.lookups.latency_ms(99):.3f} "
+                f"| {path.lookups.failed} | {path.lookups.per_10k:,.0f} |"
+            )
+    print("\n| goal | kube-proxy | (iii) ClusterIP via node-cache | (iv) fd00::10 | met |")
+    print("|---|---|---|---|---|")
+    for proxy, results in by_mode.items():
+        goals = goals_for(results[NO_NLD])
+        for goal, shown, met in goals:
+            verdict = all(met(results[label]) for label in (INTERCEPTED, LOCAL))
+            print(
+                f"| {goal} | {proxy} | {shown(results[INTERCEPTED])} | {shown(results[LOCAL])} "
+                f"| {'yes' if verdict else 'NO'} |"
+            )
+    rcodes = {
+        f"{label}, {proxy}": dict(sum((r.rcodes for r in path.runs), Counter()))
+        for proxy, results in by_mode.items()
+        for label, path in results.items()
+    }
     print(f"\nRCODEs of dnsperf over all runs: {rcodes}")
-    chart(results, args.chart)
-    print(f"chart: {args.chart}")
-    with tempfile.TemporaryDirectory(prefix="nld-bench-real-") as tmp:
-        real = measure_real_nodes(binary, Path(tmp), args)
-    print_real_nodes(real)
-    failed |= any(lookups.failed > 0 for lookups in real.values())
+    chart(by_mode[PROXY_MODES[0]], args.chart)
+    print(f"chart ({PROXY_MODES[0]} mode): {args.chart}")
     if failed:
         print("error: wrong RCODEs, more than 1% of dnsperf queries lost, or failed resolver lookups", file=sys.stderr)
         return 1

@@ -62,6 +62,8 @@ TAIL = 12.0
 MODES: tuple[Interception, ...] = ("node-cache", "fallthrough")
 POLL = 0.2
 """Seconds between two reads of the pods' statuses for the timeline."""
+CHART_LABEL = 34
+"""Characters of an event's label on the chart (the printed timeline has them whole)."""
 
 
 @dataclass
@@ -251,7 +253,9 @@ def chart(outcomes: list[Outcome], path: Path, bin_seconds: float = 0.25) -> Non
                 groups.append((when - outcome.start, [label]))
         for x, labels in groups:
             ax.axvline(x, color="#333333", linewidth=0.8, linestyle="--")
-            ax.annotate(", ".join(labels), (x, ax.get_ylim()[1]), rotation=90, va="top", ha="right", fontsize=7)
+            text = "; ".join(labels)
+            text = text if len(text) <= CHART_LABEL else text[: CHART_LABEL - 1] + "…"
+            ax.annotate(text, (x, ax.get_ylim()[1]), rotation=90, va="top", ha="right", fontsize=7)
         ax.set_title(
             f"{outcome.case.name}, {outcome.mode}: {len(outcome.result.failed)} of {len(outcome.result.lookups)} "
             f"lookups failed, longest outage {outcome.result.longest_outage():.2f} s",

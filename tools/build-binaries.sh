@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok, kubelet-env,
-# coredns, prometheus-operator, prometheus and kube-state-metrics from source, through the Go module proxy only, into
+# Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kube-proxy,
+# kwok, coredns, prometheus-operator, prometheus and kube-state-metrics from source, through the Go module proxy only, into
 # <cache>/bin (default <repo>/.cache/bin; override the cache root with NLD_CACHE_DIR). A binary is
 # reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
@@ -66,7 +66,7 @@ KUBE_STATE_METRICS_VERSION=v2.20.0
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=1
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok kubelet-env coredns prometheus-operator prometheus kube-state-metrics)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -89,7 +89,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy|kwok|kubelet-env|coredns|prometheus-operator|prometheus|kube-state-metrics) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy|kwok|coredns|prometheus-operator|prometheus|kube-state-metrics) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -288,14 +288,6 @@ build_kwok() {
   go_build kwok sigs.k8s.io/kwok/cmd/kwok "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION#v} -X sigs.k8s.io/kwok/pkg/consts.PreRelease=GA"
 }
 
-# kubelet-env: our own tools/kubelet-env, kubelet's Service variables and $(VAR) expansion
-# compiled from the same Kubernetes release, for the data-plane tests of portable output.
-build_kubelet_env() {
-  kubernetes_wrapper kubelet-env ""
-  cp "$REPO_ROOT/tools/kubelet-env/main.go" "$SRC_DIR/kubelet-env/"
-  go_build kubelet-env . "-s -w"
-}
-
 build_coredns() {
   local rec gomod
   rec=$(mod_download "github.com/coredns/coredns@$COREDNS_VERSION")
@@ -373,7 +365,6 @@ version_of() {
     etcd) echo "$ETCD_VERSION" ;;
     kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) echo "$KUBE_VERSION" ;;
     kwok) echo "$KWOK_VERSION" ;;
-    kubelet-env) echo "$KUBE_VERSION main.go=$(sha256sum "$REPO_ROOT/tools/kubelet-env/main.go" | cut -c1-12)" ;;
     coredns) echo "$COREDNS_VERSION" ;;
     prometheus-operator) echo "$PROMETHEUS_OPERATOR_VERSION" ;;
     prometheus) echo "$PROMETHEUS_VERSION" ;;
@@ -432,10 +423,6 @@ verify() {
     kwok)
       out=$(one_line "$bin" --version)
       [[ $out == *"${KWOK_VERSION#v}"* ]] || { echo "verify kwok: expected version ${KWOK_VERSION#v}, got: $out" >&2; return 1; }
-      ;;
-    kubelet-env)
-      out=$(echo '{"namespace":"ns","services":[{"metadata":{"name":"my-svc","namespace":"ns"},"spec":{"clusterIP":"fd00::1","ports":[{"port":53}]}}],"container":{"name":"c","args":["$(MY_SVC_SERVICE_HOST)"]}}' | "$bin")
-      [[ $out == *'"args":["fd00::1"]'* ]] || { echo "verify kubelet-env: expected the args expanded, got: $out" >&2; return 1; }
       ;;
     kubectl)
       out=$(one_line "$bin" version --client)

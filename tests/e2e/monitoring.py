@@ -1,13 +1,13 @@
-"""A cluster's monitoring around the test bed's node: real API server, operator, Prometheus and node-cache.
+"""A cluster's monitoring around a real node: API server, operator, Prometheus, kube-state-metrics, node-cache.
 
-:class:`MonitoringStack` puts together, for one :class:`~tests.e2e.netns.Testbed`:
+:class:`MonitoringStack` puts together, for one :class:`~tests.e2e.realnode.RealNodeBed`:
 
-- the test kube-apiserver (:class:`tests.controlplane.ControlPlane`) holding what the app
-  synthesizes — the node-cache ServiceAccount and DaemonSet, the PodMonitor and the
-  PrometheusRule — plus what a cluster's monitoring already has: a ``coredns`` PodMonitor for
-  cluster CoreDNS (the spec's soak watches its QPS), a kube-state-metrics PodMonitor
-  (``honorLabels``, as kube-prometheus scrapes it) and a Prometheus object selecting them by
-  the app's monitoring labels;
+- its cluster's kube-apiserver, which holds what a cluster's monitoring already has: a
+  ``coredns`` PodMonitor for cluster CoreDNS (the spec's soak watches its QPS), a
+  kube-state-metrics PodMonitor (``honorLabels``, as kube-prometheus scrapes it), a Prometheus
+  object selecting them by the app's monitoring labels, and the app's PodMonitor and
+  PrometheusRule (created first, so that Prometheus starts with them; ``deploy`` takes them
+  over when the app is deployed);
 - prometheus-operator v0.93.0 (:mod:`tests.e2e.operator`) generating the Prometheus
   configuration and rule files from them;
 - Prometheus (3.13.1, built from source: Debian's lacks Kubernetes service discovery) running
@@ -16,44 +16,43 @@
   configuration at their mount paths (a private mount over ``/etc/prometheus``), only
   ``--storage.tsdb.path`` relocated into the test's directory. It runs in the node's network
   namespace, finds its targets through its own Kubernetes service discovery with the
-  ``prometheus`` ServiceAccount's token, over a :class:`~tests.e2e.pods.Bridge` to the API
-  server; its API is bridged out to 127.0.0.1 for the tests and ``deploy.py soak``;
-- the real kube-state-metrics (:mod:`tests.e2e.kubestatemetrics`);
-- what kubelet and the DaemonSet controller would report, which no process here does
-  (:class:`Kubelet`): the node-cache Pod, created from the synthesized DaemonSet's template
-  with the node's address as its (hostNetwork) IP, its status (Ready while the container
-  runs: the DaemonSet has no readiness probe; restart count), and the DaemonSet's status.
+  ``prometheus`` ServiceAccount's token, over the bed's bridge to the API server; its API is
+  bridged out to 127.0.0.1 for the tests and ``deploy.py soak``;
+- the real kube-state-metrics (:mod:`tests.e2e.kubestatemetrics`), watching what the real
+  DaemonSet controller and kubelet report of the node-cache DaemonSet and its pod.
 
 Pods are found by Prometheus through their API objects' ``status.podIP``, as on a cluster:
-node-cache and kube-state-metrics at the node's address ``fd01::1``, cluster CoreDNS at its
-endpoint ``fd01::53``.
+node-cache (hostNetwork, from kubelet) at the node's address ``fd01::1``. Cluster CoreDNS and
+kube-state-metrics run as processes of the bed (at ``fd01::53`` and ``fd01::1``), not as pods
+of a kubelet: their Pod objects, with the status a kubelet would give them, are bound to
+:data:`SYSTEM_NODE`, a Node without a kubelet whose taint keeps the node-local-dns DaemonSet
+off it (and the pod garbage collector from deleting pods of an unknown node).
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from constructs_nld import NodeLocalDNSProps
-from tests.controlplane import ControlPlane
 from tests.e2e.kubestatemetrics import KubeStateMetrics
-from tests.e2e.netns import CLUSTER_COREDNS_METRICS_PORT, KUBE_DNS_ENDPOINT, NODE_UPLINK_IP, Testbed
-from tests.e2e.nodecache import NodeCache, synthesized_objects
+from tests.e2e.netns import CLUSTER_COREDNS_METRICS_PORT, KUBE_DNS_ENDPOINT, NODE_UPLINK_IP
+from tests.e2e.nodecache import synthesized_objects
 from tests.e2e.operator import PrometheusOperator, apply_rbac, module_dir, service_account_token
 from tests.e2e.pods import Bridge, InClusterCredentials, pod_argv
+from tests.e2e.realnode import RealNodeBed
 from tests.harness.process import free_port
 from tests.prometheus import Prometheus, prometheus_version, server_binary
 
-__all__ = ["COREDNS_JOB", "KSM_JOB", "NODE_NAME", "Kubelet", "MonitoringStack"]
+__all__ = ["COREDNS_JOB", "KSM_JOB", "SYSTEM_NODE", "MonitoringStack"]
 
-NODE_NAME: Final = "node-1"
-"""The test bed's node, as the API server knows it."""
-CLUSTER_DNS_NODE: Final = "node-2"
-"""Where cluster CoreDNS runs (the cluster-dns namespace)."""
+SYSTEM_NODE: Final = "nld-system-0"
+"""The Node that cluster CoreDNS's and kube-state-metrics' Pod objects are bound to."""
+SYSTEM_TAINT: Final = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+"""The system node's taint: the node-local-dns DaemonSet does not tolerate it."""
 PROMETHEUS_NAME: Final = "k8s"
 COREDNS_POD_MONITOR: Final = "coredns"
 COREDNS_JOB: Final = f"monitoring/{COREDNS_POD_MONITOR}"
@@ -78,128 +77,16 @@ def _pod_status(ip: str, node_ip: str, containers: list[dict[str, Any]], *, read
     }
 
 
-def _container_status(name: str, image: str, *, running: bool, restarts: int) -> dict[str, Any]:
-    state: dict[str, Any] = (
-        {"running": {"startedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}}
-        if running
-        else {"waiting": {"reason": "CrashLoopBackOff"}}
-    )
+def _container_status(name: str, image: str) -> dict[str, Any]:
     return {
         "name": name,
         "image": image,
         "imageID": "",
-        "ready": running,
-        "started": running,
-        "restartCount": restarts,
-        "state": state,
+        "ready": True,
+        "started": True,
+        "restartCount": 0,
+        "state": {"running": {"startedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}},
     }
-
-
-class Kubelet:
-    """What kubelet and the DaemonSet controller report for the node-cache DaemonSet on the test bed's node."""
-
-    def __init__(self, control_plane: ControlPlane, daemon_set: Mapping[str, Any]) -> None:
-        """Report for ``daemon_set`` (the synthesized manifest, already applied)."""
-        self.control_plane = control_plane
-        self.namespace = daemon_set["metadata"]["namespace"]
-        self.name = daemon_set["metadata"]["name"]
-        self.template = daemon_set["spec"]["template"]
-        self.pod_name = ""
-        self.pod_generation = 0
-        self.restarts = 0
-
-    @property
-    def _path(self) -> str:
-        return f"/apis/apps/v1/namespaces/{self.namespace}/daemonsets/{self.name}"
-
-    def generation(self) -> int:
-        """The DaemonSet's ``metadata.generation``: bumped by the API server on each spec change."""
-        live = self.control_plane.get(self._path)
-        assert live is not None
-        return int(live["metadata"]["generation"])
-
-    def create_pod(self) -> str:
-        """Create the node-cache Pod from the DaemonSet's template, on the node, as the controller does."""
-        self.pod_name = f"{self.name}-{secrets.token_hex(3)[:5]}"
-        self.pod_generation = self.generation()
-        self.restarts = 0
-        pod = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": self.pod_name,
-                "namespace": self.namespace,
-                "labels": dict(self.template["metadata"]["labels"]),
-            },
-            "spec": {**self.template["spec"], "nodeName": NODE_NAME},
-        }
-        self.control_plane.request("POST", f"/api/v1/namespaces/{self.namespace}/pods", body=pod)
-        return self.pod_name
-
-    def delete_pod(self) -> None:
-        """Delete the current Pod (its container is stopped by the caller first, as kubelet does)."""
-        self.control_plane.request(
-            "DELETE",
-            f"/api/v1/namespaces/{self.namespace}/pods/{self.pod_name}",
-            body={"gracePeriodSeconds": 0},
-            ok=(200, 202, 404),
-        )
-        self.pod_name = ""
-
-    def report(self, node_cache: NodeCache) -> None:
-        """Pod status from node-cache's process (Ready while it runs), then the DaemonSet's status from the Pod."""
-        running = node_cache.alive()
-        generation = self.generation()
-        if self.pod_name:
-            container = self.template["spec"]["containers"][0]
-            status = _pod_status(
-                NODE_UPLINK_IP,
-                NODE_UPLINK_IP,
-                [_container_status(container["name"], container["image"], running=running, restarts=self.restarts)],
-                ready=running,
-            )
-            self.control_plane.request(
-                "PATCH",
-                f"/api/v1/namespaces/{self.namespace}/pods/{self.pod_name}/status",
-                body={"status": status},
-                content_type="application/merge-patch+json",
-            )
-        available = 1 if self.pod_name and running else 0
-        updated = 1 if self.pod_name and self.pod_generation == generation else 0
-        self.control_plane.request(
-            "PATCH",
-            f"{self._path}/status",
-            body={
-                "status": {
-                    "currentNumberScheduled": 1 if self.pod_name else 0,
-                    "desiredNumberScheduled": 1,
-                    "numberMisscheduled": 0,
-                    "numberReady": available,
-                    "numberAvailable": available,
-                    "numberUnavailable": 1 - available,
-                    "updatedNumberScheduled": updated,
-                    "observedGeneration": generation,
-                }
-            },
-            content_type="application/merge-patch+json",
-        )
-
-    def restart_template(self) -> None:
-        """Change the pod template as ``kubectl rollout restart`` does (a new generation)."""
-        self.control_plane.request(
-            "PATCH",
-            self._path,
-            body={
-                "spec": {
-                    "template": {
-                        "metadata": {
-                            "annotations": {"kubectl.kubernetes.io/restartedAt": datetime.now(UTC).isoformat()}
-                        }
-                    }
-                }
-            },
-            content_type="application/merge-patch+json",
-        )
 
 
 def _collection(obj: Mapping[str, Any]) -> str:
@@ -211,6 +98,7 @@ def _collection(obj: Mapping[str, Any]) -> str:
         "PrometheusRule": "prometheusrules",
         "Prometheus": "prometheuses",
         "Pod": "pods",
+        "Node": "nodes",
         "ClusterRole": "clusterroles",
         "ClusterRoleBinding": "clusterrolebindings",
     }[kind]
@@ -224,23 +112,23 @@ class MonitoringStack:
 
     def __init__(
         self,
-        bed: Testbed,
+        node: RealNodeBed,
         props: NodeLocalDNSProps,
         workdir: Path,
         *,
         evaluation_interval: str = "5s",
     ) -> None:
-        """Plan the stack for ``bed``, whose node runs the synth of ``props``; entering the context builds it."""
-        self.bed = bed
+        """Plan the stack for the cluster of ``node``, which is to run the synth of ``props``; entering builds it."""
+        self.node = node
+        self.bed = node.bed
         self.props = props
         self.workdir = workdir
         self.evaluation_interval = evaluation_interval
         self.objects = synthesized_objects(props)
-        self.control_plane = ControlPlane()
+        self.control_plane = node.sim.control_plane
         self.operator: PrometheusOperator | None = None
         self.kube_state_metrics: KubeStateMetrics | None = None
         self.prometheus: Prometheus | None = None
-        self.kubelet: Kubelet | None = None
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> MonitoringStack:
@@ -272,8 +160,6 @@ class MonitoringStack:
         server_binary()
         self.workdir.mkdir(parents=True, exist_ok=True)
         cp = self.control_plane
-        self._stack.callback(cp.stop)
-        cp.start()
         namespace = self.monitoring_namespace
         self.operator = PrometheusOperator(cp, self.workdir, namespace=namespace)
         self._stack.callback(self.operator.stop)
@@ -285,25 +171,15 @@ class MonitoringStack:
             namespace,
         )
         self._kube_state_metrics_rbac(namespace)
-        for kind in ("ServiceAccount", "DaemonSet", "PodMonitor", "PrometheusRule"):
+        for kind in ("PodMonitor", "PrometheusRule"):
             self._create(self._of(kind))
         # Prometheus selects the app's monitoring objects by the labels the app gives them (each
         # object's role labels aside, which say what the object is, not whose monitoring it joins).
         labels = dict(self.props.monitoring_labels)
         for obj in self._cluster_objects(namespace, labels):
             self._create(obj)
-        self.kubelet = Kubelet(cp, self._of("DaemonSet"))
-
+        # The bed bridges the API server into the node's namespace at the same address and port.
         port = int(cp.server.rsplit(":", 1)[1])
-        api_bridge = Bridge(
-            listen_namespace=self.bed.node,
-            listen=("127.0.0.1", port),
-            target_namespace=None,
-            target=("127.0.0.1", port),
-            directory=self.workdir / "bridges",
-        )
-        self._stack.callback(api_bridge.stop)
-        api_bridge.start()
 
         ksm_credentials = InClusterCredentials(
             self.workdir / "kube-state-metrics-run",
@@ -392,15 +268,22 @@ class MonitoringStack:
         }
 
     def cluster_pods(self) -> None:
-        """Create cluster CoreDNS's and kube-state-metrics' Pods, with their status, so Prometheus finds them."""
+        """Create cluster CoreDNS's and kube-state-metrics' Pods on the system node, with their status."""
         assert self.kube_state_metrics is not None
+        self._create(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": SYSTEM_NODE},
+                "spec": {"taints": [SYSTEM_TAINT]},
+            }
+        )
         pods = (
             (
                 "kube-system",
                 "coredns-6b9d5-x4k2p",
                 {"k8s-app": "kube-dns"},
                 "coredns",
-                CLUSTER_DNS_NODE,
                 KUBE_DNS_ENDPOINT,
                 [("dns", 53, "UDP"), ("dns-tcp", 53, "TCP"), ("metrics", CLUSTER_COREDNS_METRICS_PORT, "TCP")],
                 False,
@@ -410,13 +293,12 @@ class MonitoringStack:
                 "kube-state-metrics-7c8d9-q2w3e",
                 {"app.kubernetes.io/name": "kube-state-metrics"},
                 "kube-state-metrics",
-                NODE_NAME,
                 NODE_UPLINK_IP,
                 [("http-metrics", KSM_PORT, "TCP")],
                 True,
             ),
         )
-        for namespace, name, labels, container, node, ip, ports, host_network in pods:
+        for namespace, name, labels, container, ip, ports, host_network in pods:
             image = f"registry.k8s.io/{container}:test"
             self._create(
                 {
@@ -424,7 +306,8 @@ class MonitoringStack:
                     "kind": "Pod",
                     "metadata": {"name": name, "namespace": namespace, "labels": labels},
                     "spec": {
-                        "nodeName": node,
+                        "nodeName": SYSTEM_NODE,
+                        "tolerations": [{"operator": "Exists"}],
                         "hostNetwork": host_network,
                         "containers": [
                             {
@@ -442,11 +325,7 @@ class MonitoringStack:
             self.control_plane.request(
                 "PATCH",
                 f"/api/v1/namespaces/{namespace}/pods/{name}/status",
-                body={
-                    "status": _pod_status(
-                        ip, ip, [_container_status(container, image, running=True, restarts=0)], ready=True
-                    )
-                },
+                body={"status": _pod_status(ip, ip, [_container_status(container, image)], ready=True)},
                 content_type="application/merge-patch+json",
             )
 

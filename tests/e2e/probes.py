@@ -16,7 +16,6 @@ __all__ = [
     "ConntrackFlow",
     "DigResult",
     "Metrics",
-    "conntrack_count",
     "conntrack_flows",
     "dig",
     "dnat_packets",
@@ -286,11 +285,6 @@ def pod_dns_flows(node: Namespace, dst: str) -> set[ConntrackFlow]:
     (before its rules were in place) went through kube-proxy and keep theirs until they expire.
     """
     return {f for f in conntrack_flows(node) if f.dst == dst and f.dport == 53 and f.src == POD_IP}
-
-
-def conntrack_count(namespace: Namespace) -> int:
-    """Entries in ``namespace``'s conntrack table: ``net.netfilter.nf_conntrack_count``."""
-    return int(namespace.run("cat", "/proc/sys/net/netfilter/nf_conntrack_count"))
 
 
 def wait_for_loop_self_check(

@@ -133,8 +133,8 @@ def test_node_resolves_external_name_via_its_resolv_conf(testbed: Testbed) -> No
 
 
 # ------------------------------------- node-cache's command line, from the synth ---
-def test_node_cache_invocation_is_read_from_the_synth_with_the_allocated_cluster_ips(testbed: Testbed) -> None:
-    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
+def test_node_cache_invocation_is_read_from_the_synth(testbed: Testbed) -> None:
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns))
 
     assert invocation.argv == (
         "/node-cache",
@@ -147,7 +147,6 @@ def test_node_cache_invocation_is_read_from_the_synth_with_the_allocated_cluster
         "-pidfile",
         "/tmp/node-cache.pid",
     )
-    assert invocation.env["KUBE_DNS_UPSTREAM_SERVICE_HOST"] == testbed.ips.kube_dns_upstream
     # The optional kube-dns ConfigMap is not shipped: kubelet mounts its volume empty.
     assert invocation.volumes == {"/etc/coredns": {"Corefile.base": invocation.corefile_base}, "/etc/kube-dns": {}}
     assert invocation.liveness_url == "http://[fd00::10]:8080/health"
@@ -174,11 +173,12 @@ class CorefileRun:
 @pytest.fixture(scope="class")
 def run(testbed: Testbed) -> Iterator[CorefileRun]:
     """CoreDNS with the synthesized Corefile, rendered as node-cache renders it, in the node netns."""
-    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns))
     rendered = render_runtime_corefile(
         invocation.corefile_base,
-        # node-cache reads the -upstreamsvc ClusterIP from the variable kubelet injects.
-        cluster_dns_ip=invocation.env["KUBE_DNS_UPSTREAM_SERVICE_HOST"],
+        # node-cache reads the -upstreamsvc ClusterIP from the variable kubelet injects (on a
+        # real node: test_kubelet.py), KUBE_DNS_UPSTREAM_SERVICE_HOST: kube-dns-upstream's.
+        cluster_dns_ip=testbed.ips.kube_dns_upstream,
         local_ips=invocation.local_ips,
     )
     started = time.monotonic()
@@ -334,12 +334,12 @@ class TestSynthesizedCorefileOnCoreDNS:
 # ----------------------------------------- the spec's failure modes, on CoreDNS ---
 def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """The spec's "Corefile parse error": ``__KUBE_DNS_CLUSTER_IP__`` left in the ``bind`` lines."""
-    preview = node_cache_invocation(NodeLocalDNSProps(), ips=testbed.ips)
+    preview = node_cache_invocation(NodeLocalDNSProps())
     assert preview.local_ips == ("fd00::10", "__KUBE_DNS_CLUSTER_IP__")
     assert "bind fd00::10 __KUBE_DNS_CLUSTER_IP__\n" in preview.corefile_base
     rendered = render_runtime_corefile(
         preview.corefile_base,
-        cluster_dns_ip=preview.env["KUBE_DNS_UPSTREAM_SERVICE_HOST"],
+        cluster_dns_ip=testbed.ips.kube_dns_upstream,
         local_ips=preview.local_ips,
     )
 
@@ -351,7 +351,7 @@ def test_preview_corefile_with_unsubstituted_cluster_ip_fails_to_start_on_coredn
 
 def test_corefile_without_upstream_service_variable_fails_to_start_on_coredns(testbed: Testbed) -> None:
     """DECISIONS.md: without ``KUBE_DNS_UPSTREAM_SERVICE_HOST`` node-cache writes ``forward . <nil>``."""
-    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns), ips=testbed.ips)
+    invocation = node_cache_invocation(NodeLocalDNSProps(kube_dns_cluster_ip=testbed.ips.kube_dns))
     rendered = render_runtime_corefile(invocation.corefile_base, cluster_dns_ip=None, local_ips=invocation.local_ips)
 
     process = testbed.start_coredns(testbed.node, rendered, "no-upstream-variable", wait=False)

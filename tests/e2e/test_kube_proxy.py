@@ -74,8 +74,12 @@ def test_kube_proxy_alone_takes_the_pods_lookups_to_cluster_coredns(node: RealNo
     assert tracked(node)
 
 
-def test_node_cache_takes_the_lookups_to_the_cluster_ip_before_kube_proxy_sees_them(node: RealNodeBed) -> None:
-    node.deploy(wait=True, stall_after=60)
+@pytest.mark.parametrize("props", [NodeLocalDNSProps(), FALLTHROUGH], ids=["spec", "fallthrough"])
+def test_node_cache_takes_the_lookups_to_the_cluster_ip_before_kube_proxy_sees_them(
+    node: RealNodeBed, props: NodeLocalDNSProps
+) -> None:
+    """node-cache's rules, or the keeper's (their ``-m socket`` match while node-cache listens), come first."""
+    node.deploy(props, wait=True, stall_after=60)
     node.wait_intercepting()
     served, udp, tcp = (
         node.node_cache_requests(),

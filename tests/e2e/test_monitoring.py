@@ -1,14 +1,16 @@
 """The monitoring chart on a real scrape: PodMonitor, alerts, soak and dashboard, as a day in a node's life.
 
-One node of the test bed runs the real node-cache 1.26.8 while the pod resolves cluster and
-external names through the kube-dns ClusterIP; Prometheus 3.13.1 scrapes it with the
+One real node (:mod:`tests.e2e.realnode`: kubelet, containerd and kube-proxy v1.34.4) runs the
+synthesized DaemonSet's pod, node-cache 1.26.8, while the pod of the test bed resolves cluster
+and external names through the kube-dns ClusterIP; Prometheus 3.13.1 scrapes it with the
 configuration prometheus-operator v0.93.0 generated from the app's PodMonitor and rules
-(:mod:`tests.e2e.monitoring`). The app's props differ from the defaults only where time
+(:mod:`tests.e2e.monitoring`), and the real kube-state-metrics reports what the DaemonSet
+controller and kubelet say of it. The app's props differ from the defaults only where time
 forces it: scrapes every 5 s and alerts pending 10 s (the shipped ``for`` values are the
-spec's). The tests run in file order on that one cluster: first the pre-NodeLocal-DNS
-baseline (set up by the fixture), then the scrape and a quiet day with a rollout, which the
-soak passes; then one incident per alert, each from a real cause; then the dashboard, and
-the soak again, which now fails.
+spec's); kubelet's crash-loop back-off is capped at 10 s. The tests run in file order on that
+one cluster: first the pre-NodeLocal-DNS baseline (set up by the fixture), then the scrape and
+a quiet day with a rollout, which the soak passes; then one incident per alert, each from a
+real cause; then the dashboard, and the soak again, which now fails.
 """
 
 from __future__ import annotations
@@ -32,22 +34,16 @@ from tests.controlplane import REPO_ROOT
 from tests.e2e import probes
 from tests.e2e.monitoring import MonitoringStack
 from tests.e2e.netns import Testbed, require_root
-from tests.e2e.nodecache import NODE_CACHE_MISSING, NodeCache, find_node_cache_binary
+from tests.e2e.nodecache import node_cache_binary_or_skip
+from tests.e2e.realnode import NODE_NAME, SERVED_NAMES, RealNodeBed, kubectl_objects, real_node
 from tests.e2e.resolver import ResolverLoad
+from tests.harness.images import ImageArchive
 from tests.prometheus import Prometheus
 
-
-def _binary_or_skip() -> Path:
-    binary = find_node_cache_binary()
-    if binary is None:
-        pytest.skip(NODE_CACHE_MISSING, allow_module_level=True)
-    return binary
-
-
-NODE_CACHE_BINARY = _binary_or_skip()
+NODE_CACHE_BINARY = node_cache_binary_or_skip()
 
 JOB = "monitoring/nodelocaldns"
-NODE = "node-1"
+NODE = NODE_NAME
 APP = """\
 from constructs_nld import AlertSettings, NodeLocalDNSAlerts, NodeLocalDNSProps, props_from_environment
 from constructs_nld.app import main
@@ -80,53 +76,56 @@ def _app_props() -> NodeLocalDNSProps:
 PROPS = _app_props()
 BASELINE_SECONDS = 40
 """How long the pod resolves through kube-proxy to cluster CoreDNS before node-cache starts."""
-NAMES = (
-    "web.shop.svc.cluster.local",
-    "db.shop.svc.cluster.local",
-    "kubernetes.default.svc.cluster.local",
-    "www.example.com",
-)
+NAMES = (*SERVED_NAMES, "www.example.com")
 SCRAPE = 5.0
 
 
 @dataclass
 class Day:
-    """The node, node-cache, the monitoring stack and the pod's lookups."""
+    """The real node, the monitoring stack and the pod's lookups."""
 
-    bed: Testbed
-    node_cache: NodeCache
+    node: RealNodeBed
     stack: MonitoringStack
     prometheus: Prometheus
     node_cache_from: float
-    """Unix time node-cache's Pod was created (its first scrape follows)."""
+    """Unix time the app was deployed (node-cache's first scrape follows)."""
     app: Path
     """The app's file, for ``deploy.py soak --app``."""
 
+    @property
+    def bed(self) -> Testbed:
+        """The node's namespaces."""
+        return self.node.bed
+
+    def pod(self) -> dict[str, Any]:
+        """The node's node-cache pod (not being deleted), ready or not."""
+        (pod,) = [p for p in self.node.pods() if not p["metadata"].get("deletionTimestamp")]
+        return pod
+
 
 @pytest.fixture(scope="module")
-def day(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Day]:
+def day(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) -> Iterator[Day]:
     require_root()
     work = tmp_path_factory.mktemp("monitoring")
     app = work / "app.py"
     app.write_text(APP)
-    with Testbed(workdir=work / "bed") as bed:
-        node_cache = NodeCache(bed, PROPS, binary=NODE_CACHE_BINARY)
-        with MonitoringStack(bed, PROPS, work / "stack") as stack:
-            assert stack.prometheus is not None and stack.kubelet is not None
-            load = ResolverLoad(bed.pod, bed.ips.kube_dns, NAMES, rate=20, count=20 * 900)
-            try:
-                stack.cluster_pods()
-                stack.wait_scraped("monitoring/coredns", 1)
-                time.sleep(BASELINE_SECONDS)
-                began = time.time()
-                stack.kubelet.create_pod()
-                node_cache.start()
-                node_cache.wait_ready()
-                stack.kubelet.report(node_cache)
-                stack.wait_scraped(JOB, 2)
-                yield Day(bed, node_cache, stack, stack.prometheus, began, app)
-            finally:
-                load.stop()
+    with (
+        real_node(work / "node", images, max_restart_period=10) as node,
+        MonitoringStack(node, PROPS, work / "stack") as stack,
+    ):
+        assert stack.prometheus is not None
+        load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, NAMES, rate=20, count=20 * 900)
+        try:
+            stack.cluster_pods()
+            stack.wait_scraped("monitoring/coredns", 1)
+            time.sleep(BASELINE_SECONDS)
+            began = time.time()
+            node.deploy(PROPS, wait=True, stall_after=60)
+            node.wait_intercepting()
+            stack.wait_scraped(JOB, 2)
+            yield Day(node, stack, stack.prometheus, began, app)
+        finally:
+            load.stop()
 
 
 def values(prometheus: Prometheus, expr: str) -> list[tuple[dict[str, str], float]]:
@@ -215,19 +214,10 @@ def test_no_alert_is_pending_or_firing_while_node_cache_is_healthy(day: Day) -> 
 
 
 def test_the_soak_passes_on_the_live_scrape_after_a_rollout(day: Day) -> None:
-    kubelet = day.stack.kubelet
-    assert kubelet is not None
-    kubelet.restart_template()  # kubectl rollout restart
-    kubelet.report(day.node_cache)  # the controller sees the old pod is not updated
-    time.sleep(2 * SCRAPE)
-    assert day.node_cache.stop() == 0  # the old pod goes
-    kubelet.delete_pod()
-    kubelet.report(day.node_cache)
-    time.sleep(2 * SCRAPE)
-    kubelet.create_pod()  # the new one starts
-    day.node_cache.start()
-    day.node_cache.wait_ready()
-    kubelet.report(day.node_cache)
+    old = day.pod()["metadata"]["uid"]
+    day.node.roll()  # kubectl rollout restart: the DaemonSet controller and kubelet replace the pod
+    day.node.wait_for("the old pod to be gone", lambda: old not in {p["metadata"]["uid"] for p in day.node.pods()})
+    day.node.wait_intercepting()
     time.sleep(3 * SCRAPE)
 
     done = run_soak(day)
@@ -240,10 +230,18 @@ def test_the_soak_passes_on_the_live_scrape_after_a_rollout(day: Day) -> None:
 
 
 # ------------------------------------------------------------- incidents, one by one ---
-def test_node_cache_stopped_fires_metrics_down_for_both_endpoints_and_daemonset_degraded(day: Day) -> None:
-    day.node_cache.kill()  # an OOM kill
-    assert day.stack.kubelet is not None
-    day.stack.kubelet.report(day.node_cache)
+def _config_map(props: NodeLocalDNSProps) -> dict[str, Any]:
+    """The node-local-dns ConfigMap of the synth of ``props``."""
+    (config_map,) = [
+        o for o in kubectl_objects(props) if (o["kind"], o["metadata"]["name"]) == ("ConfigMap", "node-local-dns")
+    ]
+    return config_map
+
+
+def test_node_cache_crash_looping_fires_metrics_down_for_both_endpoints_and_daemonset_degraded(day: Day) -> None:
+    """The preview's Corefile applied by hand, then a rollout: every start of node-cache exits on its bind."""
+    day.node.apply([_config_map(replace(PROPS, kube_dns_cluster_ip=None))])
+    day.node.roll()
 
     down = wait_firing(day, "NodeLocalDNSMetricsDown", instances=2)
     degraded = wait_firing(day, "NodeLocalDNSDaemonSetDegraded")
@@ -254,15 +252,13 @@ def test_node_cache_stopped_fires_metrics_down_for_both_endpoints_and_daemonset_
     ]
     assert [(a["namespace"], a["daemonset"]) for a in degraded] == [("kube-system", "node-local-dns")]
     assert "NodeLocalDNSSetupErrors" not in day.prometheus.firing()
+    assert "plugin/bind: not a valid IP address" in day.node.container_log(day.pod()["metadata"]["uid"])
 
 
-def test_the_restart_fires_pod_restarting_and_clears_the_others(day: Day) -> None:
-    kubelet = day.stack.kubelet
-    assert kubelet is not None
-    kubelet.restarts += 1  # kubelet restarts the container in the same pod
-    day.node_cache.start()
-    day.node_cache.wait_ready()
-    kubelet.report(day.node_cache)
+def test_the_fixed_config_map_fires_pod_restarting_and_clears_the_others(day: Day) -> None:
+    """The ConfigMap put back: kubelet syncs it, and node-cache's next restart in the same pod serves."""
+    day.node.apply([_config_map(PROPS)])
+    day.node.node_cache_pod(timeout=120)  # Ready again
 
     restarting = wait_firing(day, "NodeLocalDNSPodRestarting")
     day.prometheus.wait_for(
@@ -270,7 +266,7 @@ def test_the_restart_fires_pod_restarting_and_clears_the_others(day: Day) -> Non
         lambda: not {"NodeLocalDNSMetricsDown", "NodeLocalDNSDaemonSetDegraded"} & set(day.prometheus.firing()),
     )
 
-    assert [(a["pod"], a["container"]) for a in restarting] == [(kubelet.pod_name, "node-cache")]
+    assert [(a["pod"], a["container"]) for a in restarting] == [(day.pod()["metadata"]["name"], "node-cache")]
 
 
 def test_a_rule_node_cache_cannot_re_add_fires_setup_errors(day: Day) -> None:
@@ -280,8 +276,7 @@ def test_a_rule_node_cache_cannot_re_add_fires_setup_errors(day: Day) -> None:
     foreign rule (exit 3) and is counted as an ``iptables`` setup error, every minute.
     """
     node = day.bed.node
-    kubelet = day.stack.kubelet
-    assert kubelet is not None
+    pod = day.pod()
     (rule,) = [r for r in probes.node_cache_rules(node) if r.startswith("raw -A PREROUTING -d fd00::10/128 -p udp")]
     node.run("ip6tables", "-t", "raw", "-D", *shlex.split(rule.removeprefix("raw -A ")))
     # After this, ip6tables-save itself refuses the table ("incompatible, use 'nft' tool").
@@ -294,9 +289,9 @@ def test_a_rule_node_cache_cannot_re_add_fires_setup_errors(day: Day) -> None:
         node.run("nft", "delete", "rule", "ip6", "raw", "PREROUTING", "handle", handle.strip())
 
     assert [(a["errortype"], a["node"], a["pod"], a["severity"]) for a in errors] == [
-        ("iptables", NODE, kubelet.pod_name, "critical")
+        ("iptables", NODE, pod["metadata"]["name"], "critical")
     ]
-    assert "exit status 3" in day.node_cache.log
+    assert "exit status 3" in day.node.container_log(pod["metadata"]["uid"])
 
 
 # -------------------------------------------------------------------- the dashboard ---
@@ -395,6 +390,7 @@ def test_the_soak_fails_after_the_incidents(day: Day) -> None:
     assert done.returncode == 8, done.stdout + done.stderr
     rows = {line.split("  ")[0]: line for line in done.stdout.splitlines()[2:6]}
     assert rows["node-cache setup errors"].endswith("FAIL") and "iptables up to " in rows["node-cache setup errors"]
-    assert rows["DaemonSet unavailable"].endswith("FAIL")
+    # The crash loop began with a rollout and ended when its pod was available again: inside it.
+    assert rows["DaemonSet unavailable"].endswith("PASS") and "outside 2 rollouts" in rows["DaemonSet unavailable"]
     assert rows["node-cache restarts"].endswith("FAIL")
     assert done.stdout.splitlines()[-1] == "verdict: FAIL"

@@ -59,6 +59,8 @@ def installs(end: float) -> tuple[Cluster, dict[str, Cluster]]:
             "stuck-rollout", rollouts=(end - 1800,), unavailable=((end - 1800 + 3 * STEP, end + STEP),)
         ),
         "no-baseline": variant("no-baseline", coredns_from=nld_from),
+        # node-cache's first scrape is the history's last: less than a coarse search step before the end.
+        "just-deployed": variant("just-deployed", nld_from=end, rollouts=()),
     }
 
 
@@ -242,3 +244,15 @@ def test_without_coredns_history_before_node_cache_the_baseline_must_be_given(so
 
     assert outcomes(report) == {**ALL_PASS, "cluster CoreDNS QPS": "no data"}
     assert "give --baseline-qps" in observed(report, "cluster CoreDNS QPS")
+
+
+def test_a_first_scrape_at_the_end_of_the_history_is_found_for_the_baseline(soaked: Backfilled) -> None:
+    report = soak(
+        soaked.prometheus.api,
+        targets(soaked.variants["just-deployed"]),
+        SoakOptions(window=2 * STEP, end=soaked.end),
+    )
+
+    qps = observed(report, "cluster CoreDNS QPS")
+    assert "already scraped" not in qps
+    assert "vs 200.0/s before" in qps, qps

@@ -55,3 +55,16 @@ def test_steps_without_data_are_skipped() -> None:
     found = rollouts({0.0: 0, 120.0: 1}, {0.0: 0, 60.0: 1, 120.0: 0}, 60)
 
     assert found == Rollouts(count=0, longest=0.0, unavailable_outside=(120.0,), rolling_at_end=False)
+
+
+def test_a_template_change_starts_a_rollout_even_when_no_step_saw_a_pod_behind() -> None:
+    # A real node replaced the pod between two scrapes: only its new pod, not yet available, was seen.
+    found = rollouts(series(0, 1, 0, 0), series(0, 0, 0, 0), 60, series(1, 2, 2, 2))
+
+    assert found == Rollouts(count=1, longest=60.0, unavailable_outside=(), rolling_at_end=False)
+
+
+def test_without_a_template_change_the_same_unavailability_counts_against_the_soak() -> None:
+    found = rollouts(series(0, 1, 0, 1), series(0, 0, 0, 0), 60, series(2, 2, 2, 2))
+
+    assert found == Rollouts(count=0, longest=0.0, unavailable_outside=(60.0, 180.0), rolling_at_end=False)

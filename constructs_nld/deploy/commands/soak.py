@@ -5,7 +5,10 @@ DaemonSet's namespace, name and container), over a window ending now:
 
 1. ``coredns_nodecache_setup_errors_total`` flat at 0;
 2. ``kube_daemonset_status_number_unavailable`` 0 except during rollouts — and at least one
-   rollout, since the spec's soak includes a planned mid-soak rollout;
+   rollout, since the spec's soak includes a planned mid-soak rollout. A rollout starts when
+   updated pods fall behind desired ones, or when the DaemonSet's ``metadata.generation``
+   grows: on a real node a pod may be replaced between two scrapes, so that no scrape sees
+   it behind, only its new pod not yet available;
 3. cluster CoreDNS QPS (``coredns_dns_requests_total`` of the ``coredns`` PodMonitor's job)
    at least :data:`~constructs_nld.defaults.SOAK_MIN_QPS_DROP` below its pre-NodeLocal-DNS baseline: the rate over the
    ``baseline_window`` before node-cache's first scrape, or a rate given by hand;
@@ -170,19 +173,32 @@ class Rollouts:
     """A rollout was still going at the window's end."""
 
 
-def rollouts(unavailable: Mapping[float, float], behind: Mapping[float, float], step: float) -> Rollouts:
+def rollouts(
+    unavailable: Mapping[float, float],
+    behind: Mapping[float, float],
+    step: float,
+    generation: Mapping[float, float] | None = None,
+) -> Rollouts:
     """Walk the steps with data: a rollout starts when updated pods fall behind desired ones (``behind > 0``).
 
-    ``unavailable`` and ``behind`` map step times to values. A rollout lasts until no pod
-    is behind *and* none is unavailable, since the last pod updated may still be starting.
-    Unavailability at any other step counts against the soak.
+    ``unavailable``, ``behind`` and ``generation`` (the DaemonSet's ``metadata.generation``)
+    map step times to values. A rollout also starts at a step whose generation is above the
+    last one seen: a template change whose pod was replaced between two scrapes. It lasts
+    until no pod is behind *and* none is unavailable, since the last pod updated may still
+    be starting. Unavailability at any other step counts against the soak.
     """
+    generations = generation or {}
     count, longest, started = 0, 0.0, None
+    last_generation: float | None = None
     outside: list[float] = []
     steps = sorted(unavailable)
     for at in steps:
         down, lag = unavailable[at], behind.get(at, 0.0)
-        if started is None and lag > 0:
+        current = generations.get(at)
+        changed = current is not None and last_generation is not None and current > last_generation
+        if current is not None:
+            last_generation = current
+        if started is None and (lag > 0 or changed):
             started, count = at, count + 1
         if started is not None:
             if lag <= 0 and down <= 0:
@@ -263,8 +279,9 @@ class _Soak:
             f"max(max_over_time(kube_daemonset_status_desired_number_scheduled{{{self._ds}}}[{s}]))"
             f" - min(min_over_time(kube_daemonset_status_updated_number_scheduled{{{self._ds}}}[{s}]))"
         )
+        generation = self._series(f"max(max_over_time(kube_daemonset_metadata_generation{{{self._ds}}}[{s}]))")
         coverage = self._coverage(unavailable)
-        found = rollouts(unavailable, behind, self.step)
+        found = rollouts(unavailable, behind, self.step, generation)
         plural = "rollout" if found.count == 1 else "rollouts"
         if found.unavailable_outside:
             observed = (
@@ -285,8 +302,10 @@ class _Soak:
 
     def first_scrape(self) -> float | None:
         """When node-cache was first scraped, within :data:`SEARCH` before the end; None if before that."""
-        search_start = self.end - SEARCH
         coarse = max(self.step, math.ceil(SEARCH / MAX_STEPS))
+        # Steps counted back from the end, so that the end is one: a first scrape less than a
+        # coarse step before it is seen.
+        search_start = self.end - coarse * math.ceil(SEARCH / coarse)
         points = self.api.query_range(f"count(up{{{self._nld}}})", search_start, self.end, coarse)
         times = sorted(t for series in points for t, _ in series.samples)
         if not times or times[0] <= search_start:
