@@ -10,6 +10,8 @@ PY := $(VENV)/bin/python
 # every checkov 3 release requires packaging<24, which pytest 9 refuses (README, Libraries).
 CHECKOV_VENV := .venv-checkov
 CHECKOV_VERSION := 3.3.30
+# The wheel's dependencies as wheels, for the package test's fresh venv to install offline.
+WHEELHOUSE := .cache/wheelhouse
 export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
@@ -24,11 +26,18 @@ help:
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 	@echo "make readme  regenerate the README's tables (props, exit codes) from the code"
 
-setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed
+setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(WHEELHOUSE)/.done
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+# The wheelhouse comes from pip's cache after the venv's own install.
+$(WHEELHOUSE)/.done: pyproject.toml $(VENV)/.installed
+	mkdir -p $(WHEELHOUSE)
+	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(WHEELHOUSE)/requirements.txt
+	$(PY) -m pip download --quiet --dest $(WHEELHOUSE) -r $(WHEELHOUSE)/requirements.txt
 	touch $@
 
 $(CHECKOV_VENV)/.installed: Makefile

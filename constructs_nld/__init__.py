@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         is_deployable,
     )
     from constructs_nld.props import LivenessProbe, Ports, Toleration, default_tolerations
+    from constructs_nld.release import version
     from constructs_nld.roles import Role
     from constructs_nld.scheduling import NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, PreferredTerm
     from constructs_nld.services import (
@@ -100,6 +101,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "constructs_nld.props": ("LivenessProbe", "Ports", "Toleration", "default_tolerations"),
     "constructs_nld.scheduling": ("NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "PreferredTerm"),
     "constructs_nld.roles": ("Role",),
+    "constructs_nld.release": ("version",),
     "constructs_nld.services": ("MetricsService", "MetricsServiceProps", "UpstreamService", "UpstreamServiceProps"),
     "constructs_nld.workload": (
         "CorefileConfigMap",
@@ -169,6 +171,7 @@ __all__ = [
     "is_deployable",
     "props_from_environment",
     "synthesize",
+    "version",
 ]
 
 

@@ -134,6 +134,19 @@ def _subcommand(
     )
 
 
+class _Version(argparse.Action):
+    """``--version``: the library's version, read only when asked (``--help`` stays light)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:  # noqa: A002
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from constructs_nld.release import DISTRIBUTION, version
+
+        print(f"{DISTRIBUTION} {version()}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     cli = _Parser(
@@ -143,6 +156,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common(suppress=False)],
     )
+    cli.add_argument("--version", action=_Version, help="print the library's version and exit")
     commands = cli.add_subparsers(
         dest="command",
         metavar="{" + ",".join(COMMANDS) + "}",
@@ -247,7 +261,7 @@ def _with_command(argv: Sequence[str]) -> list[str]:
     index = 0
     while index < len(args):
         token = args[index]
-        if token in COMMANDS or token in ("-h", "--help"):
+        if token in COMMANDS or token in ("-h", "--help", "--version"):
             return args
         if token in _COMMON_WITH_VALUE:
             index += 2

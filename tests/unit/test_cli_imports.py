@@ -40,6 +40,7 @@ def probe(*args: str) -> dict[str, object]:
     ("args", "code"),
     [
         (("--help",), 0),
+        (("--version",), 0),
         (("deploy", "--help"), 0),
         (("verify", "--help"), 0),
         (("uninstall", "--help"), 0),
@@ -71,3 +72,14 @@ def test_importing_the_library_changes_no_environment_and_loads_no_jsii() -> Non
     )
 
     assert done.stdout.split() == ["True", "False", "False"]
+
+
+def test_version_prints_the_distribution_and_the_pyproject_version() -> None:
+    import tomllib
+
+    expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    done = subprocess.run(
+        [sys.executable, "deploy.py", "--version"], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
+
+    assert (done.returncode, done.stdout) == (0, f"constructs-nld {expected}\n")
