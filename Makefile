@@ -10,7 +10,8 @@ PY := $(VENV)/bin/python
 # every checkov 3 release requires packaging<24, which pytest 9 refuses (README, Libraries).
 CHECKOV_VENV := .venv-checkov
 CHECKOV_VERSION := 3.3.30
-# The wheel's dependencies as wheels, for the package test's fresh venv to install offline.
+# The package's dependencies and build backend as wheels: the tests' fresh venvs install from
+# here, offline.
 WHEELHOUSE := .cache/wheelhouse
 export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
@@ -36,7 +37,7 @@ $(VENV)/.installed: pyproject.toml
 # The wheelhouse comes from pip's cache after the venv's own install.
 $(WHEELHOUSE)/.done: pyproject.toml $(VENV)/.installed
 	mkdir -p $(WHEELHOUSE)
-	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(WHEELHOUSE)/requirements.txt
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > $(WHEELHOUSE)/requirements.txt
 	$(PY) -m pip download --quiet --dest $(WHEELHOUSE) -r $(WHEELHOUSE)/requirements.txt
 	touch $@
 

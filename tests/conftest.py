@@ -38,6 +38,8 @@ settings.register_profile(
 settings.load_profile("ci")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+WHEELHOUSE = REPO_ROOT / ".cache" / "wheelhouse"
+"""The package's dependencies and build backend as wheels (``make setup``): fresh venvs install offline."""
 """The repository: ``tests/`` sits at its top level."""
 
 CLUSTER_IP = "fd00:ec2::a"
@@ -98,6 +100,7 @@ def deployable_objects(_deployable: list[dict[str, Any]]) -> list[dict[str, Any]
 @pytest.fixture(scope="session")
 def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh venv with this repository pip-installed (not editable), as a user installs it."""
+    assert (WHEELHOUSE / ".done").exists(), f"no wheelhouse at {WHEELHOUSE}: `make setup` fills it"
     work = tmp_path_factory.mktemp("installed")
     source = work / "source"
     shutil.copytree(REPO_ROOT, source, ignore=_NOT_PACKAGED)
@@ -106,7 +109,7 @@ def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
     installed = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", str(source)],
+        [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--find-links", str(WHEELHOUSE), str(source)],
         cwd=work,
         capture_output=True,
         text=True,

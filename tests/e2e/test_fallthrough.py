@@ -413,10 +413,15 @@ def test_the_keepers_readiness_probe_fails_on_node_caches_unconditional_rules(no
         r'"Probe failed" probeType="Readiness" [^\n]*containerName="keeper"[^\n]*output=<\n(?P<output>.*?)\n\s*>',
         re.DOTALL,
     )
-    node.wait_for("the keeper's readiness probe to fail", lambda: failed.search(node.node.kubelet.log) is not None, 45)
-    match = failed.search(node.node.kubelet.log)
-    assert match is not None
-    output = match.group("output")
+    # A probe before the keeper's first install says what is missing instead: wait for one on the rules.
+    outputs: list[str] = []
+
+    def failed_on_the_rules() -> bool:
+        outputs[:] = [m.group("output") for m in failed.finditer(node.node.kubelet.log)]
+        return any("unconditional NOTRACK" in output for output in outputs)
+
+    node.wait_for("the keeper's readiness probe to fail on node-cache's rules", failed_on_the_rules, 45)
+    output = next(output for output in outputs if "unconditional NOTRACK" in output)
 
     for chain in ("PREROUTING", "OUTPUT"):
         for proto in ("udp", "tcp"):

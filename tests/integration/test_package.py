@@ -3,7 +3,8 @@ and the wheel, installed into a fresh venv, runs a user's app and ``nld-deploy``
 
 Nothing is fetched: the build runs without isolation on the project venv's pinned setuptools,
 and the fresh venv installs the wheel's dependencies from the wheelhouse ``make setup`` fills
-(``.cache/wheelhouse``, from pip's cache, while setup is allowed the network).
+(``.cache/wheelhouse``, from pip's cache, while setup is allowed the network), as every
+fresh venv of the suite does.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import WHEELHOUSE
 from tests.controlplane import REPO_ROOT
 
-WHEELHOUSE = REPO_ROOT / ".cache" / "wheelhouse"
 PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
 
 USER_APP = """\

@@ -1,0 +1,90 @@
+"""Every project under ``examples/``, as a user runs it: synthesized by the real ``cdk8s synth``,
+then deployed, verified and uninstalled with the deploy CLI on the simulated cluster.
+
+The projects are found by their ``cdk8s.yaml``: an example added there is tested here. The
+CLI runs in the example's directory without ``--app``, reading its ``cdk8s.yaml``, as
+``nld-deploy`` in a user's project does. The fleet has a CPU node, and for the team's app a
+dedicated node too (``dedicated=ci:NoSchedule``), which its pods reach by its toleration.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from constructs_nld.deploy.cli import main
+from tests.controlplane import REPO_ROOT
+from tests.fleet import fleet_node
+from tests.simcluster import SimulatedCluster
+
+EXAMPLES = sorted(path.parent for path in (REPO_ROOT / "examples").glob("*/cdk8s.yaml"))
+DS_PATH = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
+
+
+def test_the_examples_are_the_documented_ones() -> None:
+    index = (REPO_ROOT / "examples" / "README.md").read_text()
+
+    assert [path.name for path in EXAMPLES] == [
+        "dashboard",
+        "fallthrough-least-privilege",
+        "portable-argocd",
+        "spec",
+        "stub-zones",
+        "team-chart",
+    ]
+    for example in EXAMPLES:
+        assert f"[`{example.name}/`]({example.name}/)" in index
+        assert (example / "README.md").read_text().startswith("# ")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[path.name for path in EXAMPLES])
+def test_cdk8s_synth_writes_the_examples_charts(example: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, PATH=f"{REPO_ROOT / '.venv' / 'bin'}:{os.environ['PATH']}")
+    env.pop("KUBE_DNS_CLUSTER_IP", None)
+    done = subprocess.run(
+        [
+            str(REPO_ROOT / "node_modules" / ".bin" / "cdk8s"),
+            "--check-upgrade",
+            "false",
+            "synth",
+            "--output",
+            str(tmp_path),
+        ],
+        cwd=example,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    kinds = {
+        doc["kind"] for path in sorted(tmp_path.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text()) if doc
+    }
+    assert {"DaemonSet", "ConfigMap", "Service", "PodMonitor", "PrometheusRule"} <= kinds
+    assert not (example / "dist").exists()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[path.name for path in EXAMPLES])
+def test_each_example_deploys_verifies_and_uninstalls_on_the_simulated_cluster(
+    example: Path, sim: SimulatedCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tolerates_dedicated = example.name == "team-chart"
+    # verify fails on a node whose taint the pods do not tolerate: only the team's app gets the dedicated node.
+    sim.add_nodes([fleet_node("cpu", 1), *([fleet_node("dedicated", 1)] if tolerates_dedicated else [])])
+    monkeypatch.chdir(example)
+    cli = ["--kubeconfig", str(sim.control_plane.kubeconfig_path)]
+
+    assert main([*cli, "--wait", "--progress", "plain", "--stall-after", "60"]) == 0
+    daemon_set = sim.control_plane.fixture_api().get(DS_PATH)
+    assert main([*cli, "verify"]) == 0
+    assert main([*cli, "uninstall"]) == 0
+
+    assert daemon_set is not None
+    assert daemon_set["status"]["numberReady"] == (2 if tolerates_dedicated else 1)
+    assert sim.control_plane.fixture_api().get(DS_PATH) is None
