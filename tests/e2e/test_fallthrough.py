@@ -413,22 +413,21 @@ def test_the_keepers_readiness_probe_fails_on_node_caches_unconditional_rules(no
         r'"Probe failed" probeType="Readiness" [^\n]*containerName="keeper"[^\n]*output=<\n(?P<output>.*?)\n\s*>',
         re.DOTALL,
     )
-    # A probe before the keeper's first install says what is missing instead: wait for one on the rules.
+    # node-cache writes its rules one by one, and a probe before the keeper's first install also
+    # lists the keeper's missing jumps: wait for a probe that reports all four of node-cache's.
+    expected = [
+        "unconditional NOTRACK of the ClusterIP in place (node-cache's own rule): "
+        f"-t raw -A {chain} -p {proto} -d fd00:ec2::a --dport 53 -j NOTRACK"
+        for chain in ("PREROUTING", "OUTPUT")
+        for proto in ("udp", "tcp")
+    ]
     outputs: list[str] = []
 
     def failed_on_the_rules() -> bool:
         outputs[:] = [m.group("output") for m in failed.finditer(node.node.kubelet.log)]
-        return any("unconditional NOTRACK" in output for output in outputs)
+        return any(all(line in output for line in expected) for output in outputs)
 
-    node.wait_for("the keeper's readiness probe to fail on node-cache's rules", failed_on_the_rules, 45)
-    output = next(output for output in outputs if "unconditional NOTRACK" in output)
-
-    for chain in ("PREROUTING", "OUTPUT"):
-        for proto in ("udp", "tcp"):
-            assert (
-                "unconditional NOTRACK of the ClusterIP in place (node-cache's own rule): "
-                f"-t raw -A {chain} -p {proto} -d fd00:ec2::a --dport 53 -j NOTRACK"
-            ) in output
+    node.wait_for("the keeper's readiness probe to fail on node-cache's four rules", failed_on_the_rules, 60)
 
 
 # ---------------------------------------------------------------- host-network clients ---
