@@ -177,7 +177,9 @@ def test_a_sigkill_black_holes_the_spec_mode_until_kubelet_restarts_it_and_falls
         # The rules stayed: lookups were delivered to the node, where nothing listened, until the restart.
         assert refused, f"no lookup refused: {result.failed}"
     else:
-        assert not refused and len(result.failed) <= 5, result.failed
+        # At most the lookups in flight at the kill: one the socket match had sent to node-cache just
+        # before its socket closed is refused; none after it, as the outage stays at a lookup or two.
+        assert len(refused) <= 1 and len(result.failed) <= 5 and outage < 0.5, result.failed
     if props.interception == "node-cache":
         assert len(probes.node_cache_rules(node.bed.node)) == 24  # the leftovers were reused, not duplicated
     measured(
