@@ -9,16 +9,14 @@ dedicated node too (``dedicated=ci:NoSchedule``), which its pods reach by its to
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from constructs_nld.deploy.cli import main
 from tests.controlplane import REPO_ROOT
 from tests.fleet import fleet_node
+from tests.integration.cdk8s_cli import cdk8s_synth
 from tests.simcluster import SimulatedCluster
 
 EXAMPLES = sorted(path.parent for path in (REPO_ROOT / "examples").glob("*/cdk8s.yaml"))
@@ -43,29 +41,9 @@ def test_the_examples_are_the_documented_ones() -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[path.name for path in EXAMPLES])
 def test_cdk8s_synth_writes_the_examples_charts(example: Path, tmp_path: Path) -> None:
-    env = dict(os.environ, PATH=f"{REPO_ROOT / '.venv' / 'bin'}:{os.environ['PATH']}")
-    env.pop("KUBE_DNS_CLUSTER_IP", None)
-    done = subprocess.run(
-        [
-            str(REPO_ROOT / "node_modules" / ".bin" / "cdk8s"),
-            "--check-upgrade",
-            "false",
-            "synth",
-            "--output",
-            str(tmp_path),
-        ],
-        cwd=example,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    objects = cdk8s_synth(REPO_ROOT / ".venv" / "bin" / "python", example, output=tmp_path)
 
-    assert done.returncode == 0, done.stdout + done.stderr
-    kinds = {
-        doc["kind"] for path in sorted(tmp_path.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text()) if doc
-    }
+    kinds = {obj["kind"] for obj in objects}
     assert {"DaemonSet", "ConfigMap", "Service", "PodMonitor", "PrometheusRule"} <= kinds
     assert not (example / "dist").exists()
 

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from kubernetes import client as k8s
 
-from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.controlplane import ControlPlane
 from tests.fleet import fleet_node
 from tests.integration import rest
+from tests.integration.cdk8s_cli import cdk8s_synth
 from tests.simcluster import SimulatedCluster
 
 USER_MAIN = '''\
@@ -101,25 +101,6 @@ def run_cli(python: Path, project: Path, cluster: ControlPlane, *args: str) -> s
         timeout=300,
         check=False,
     )
-
-
-def cdk8s_synth(python: Path, project: Path, cluster_ip: str) -> list[dict[str, Any]]:
-    """The app's manifests as the real ``cdk8s synth`` writes them, with ``cluster_ip``."""
-    env = dict(os.environ, KUBE_DNS_CLUSTER_IP=cluster_ip, PATH=f"{python.parent}:{os.environ['PATH']}")
-    cli = REPO_ROOT / "node_modules" / ".bin" / "cdk8s"
-    done = subprocess.run(
-        [str(cli), "--check-upgrade", "false", "synth"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return [
-        doc for path in sorted((project / "dist").glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text()) if doc
-    ]
 
 
 def assert_holds(live: Any, desired: Any, where: str) -> None:
@@ -226,7 +207,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
 
     kube_dns = rest.get(api, "/api/v1/namespaces/kube-system/services/kube-dns")
     assert kube_dns is not None
-    synthesized = cdk8s_synth(installed_python, project, kube_dns["spec"]["clusterIP"])
+    synthesized = cdk8s_synth(installed_python, project, cluster_ip=kube_dns["spec"]["clusterIP"])
     assert len(synthesized) == 9
     for obj in synthesized:
         live = rest.get(api, live_path(obj))
