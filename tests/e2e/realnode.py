@@ -481,6 +481,11 @@ class RealNodeBed:
             _PODS, labelSelector="k8s-app=node-local-dns", fieldSelector=f"spec.nodeName={self.name}"
         )
 
+    def current_pod(self) -> dict[str, Any]:
+        """The node's one node-cache pod that is not being deleted, ready or not."""
+        (pod,) = [p for p in self.pods() if not p["metadata"].get("deletionTimestamp")]
+        return pod
+
     def node_cache_pod(self, timeout: float = 60) -> dict[str, Any]:
         """The one pod on the node once it is Ready (and not deleting)."""
         found: list[dict[str, Any]] = []

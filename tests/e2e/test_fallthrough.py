@@ -115,15 +115,9 @@ def statuses(pod: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {status["name"]: status for status in pod["status"]["containerStatuses"]}
 
 
-def current(node: RealNodeBed) -> dict[str, Any]:
-    """The node's one pod that is not being deleted, ready or not."""
-    (pod,) = [p for p in node.pods() if not p["metadata"].get("deletionTimestamp")]
-    return pod
-
-
 def restarts(node: RealNodeBed, container: str) -> int:
     """How often kubelet restarted ``container`` of the node's pod."""
-    return int(statuses(current(node))[container]["restartCount"])
+    return int(statuses(node.current_pod())[container]["restartCount"])
 
 
 # ----------------------------------------------------------------- while node-cache runs ---
@@ -237,7 +231,7 @@ def test_no_rule_duplicates_or_growth_across_20_restarts_however_they_end(
     started = time.monotonic()
     for restart in range(20):
         what, killed = endings[restart % len(endings)]
-        pod = node.node_cache_pod() if restart == 0 else current(node)
+        pod = node.node_cache_pod() if restart == 0 else node.current_pod()
         back = _back(node, pod, killed)
         if killed:
             _kill(node, pod, *killed)
@@ -310,7 +304,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(node: RealNodeB
     assert {exits[c] for c in old_containers} == {0}
     # The other exits: node-cache's crashes (1), and the old pod's sandbox (pause: 0 or 137).
     assert [code for container, code in exits.items() if container not in old_containers].count(1) >= 3
-    crashed = statuses(current(node))
+    crashed = statuses(node.current_pod())
     assert crashed["node-cache"]["lastState"]["terminated"]["exitCode"] == 1
     assert crashed["keeper"]["restartCount"] == 0
     assert "plugin/bind: not a valid IP address or interface name" in node.container_log(uid)

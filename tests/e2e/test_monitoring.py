@@ -99,8 +99,7 @@ class Day:
 
     def pod(self) -> dict[str, Any]:
         """The node's node-cache pod (not being deleted), ready or not."""
-        (pod,) = [p for p in self.node.pods() if not p["metadata"].get("deletionTimestamp")]
-        return pod
+        return self.node.current_pod()
 
 
 @pytest.fixture(scope="module")
