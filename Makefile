@@ -7,7 +7,7 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 # checkov, the security scanner the least-privilege test runs on the synth, in a venv of its own:
-# every checkov 3 release requires packaging<24, which pytest 9 refuses (README, Libraries).
+# every checkov 3 release requires packaging<24, which pytest 9 refuses (docs/design.md, Libraries).
 CHECKOV_VENV := .venv-checkov
 CHECKOV_VERSION := 3.3.30
 # The package's dependencies and build backend as wheels: the tests' fresh venvs install from
@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup system binaries synth imports readme lint test fuzz bench clean
+.PHONY: help setup system binaries synth imports readme docs screenshots lint test fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
@@ -26,6 +26,8 @@ help:
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 	@echo "make readme  regenerate the README's tables (props, exit codes) from the code"
+	@echo "make docs    build the documentation site and API reference into .cache/site (make docs SITE=DIR: elsewhere)"
+	@echo "make screenshots  build the site, then screenshot its home and props pages into docs/screenshots/"
 
 setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(WHEELHOUSE)/.done
 
@@ -55,9 +57,9 @@ node_modules/.installed: package.json package-lock.json
 # nsenter (a real node's processes in its namespace), containerd, runc and the CNI plugins (the
 # real nodes' runtime), shellcheck for the fallthrough keeper's script, and for the monitoring
 # suite socat (the bridges between network namespaces) and nft (a foreign rule node-cache cannot
-# re-add its own around).
-APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables containerd runc containernetworking-plugins
-APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl nsenter shellcheck socat nft containerd runc ctr
+# re-add its own around), chromium for the documentation site's screenshots (headless, without a network).
+APT_PACKAGES := prometheus openssl iptables dnsutils dnsperf iproute2 procps util-linux shellcheck socat nftables containerd runc containernetworking-plugins chromium
+APT_COMMANDS := promtool prometheus openssl ip6tables ip6tables-restore dig dnsperf ip sysctl nsenter shellcheck socat nft containerd runc ctr chromium
 system:
 	@missing=""; for c in $(APT_COMMANDS); do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
@@ -69,7 +71,7 @@ system:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kube-proxy, kwok,
 # CoreDNS, prometheus-operator, Prometheus and kube-state-metrics, built from source through the Go module proxy into
 # .cache/ (reused when present). node-cache is never built here: the tests find a binary outside
-# the repository (README, "The node-cache binary").
+# the repository (docs/development.md, "The node-cache binary").
 binaries:
 	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics
 
@@ -86,6 +88,16 @@ imports: setup
 readme: setup
 	$(PY) tools/readme.py
 
+# The documentation site (mkdocs.yml): docs/*.md and the API reference mkdocstrings renders from the docstrings.
+# --strict: a warning (a broken link, a docstring griffe cannot read) fails the build. NO_MKDOCS_2_WARNING
+# silences the banner mkdocs-material prints on every build.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet$(if $(SITE), --site-dir $(SITE))
+
+# The README's preview of the site, by headless Chromium without a network (tools/screenshot.py).
+screenshots: docs
+	$(PY) tools/screenshot.py$(if $(SITE), --site $(SITE))
+
 lint: setup
 	mkdir -p .cache/mypy-path && ln -sfn ../../imports .cache/mypy-path/constructs_nld_imports
 	$(VENV)/bin/ruff check .
@@ -93,17 +105,20 @@ lint: setup
 	MYPYPATH=.cache/mypy-path $(VENV)/bin/mypy
 
 # The data-plane suite (tests/e2e: network namespaces, real nodes) runs beside the rest, in two
-# processes of about equal time: the modules of E2E_HALF and the others. Most of its
-# time is spent waiting on timers (probes, TTLs, back-offs, kubelet), so the three share the cores
-# well and the run takes about as long as the longest of them. Their output follows the rest's; the
-# exit code is the first failure's.
+# processes of about equal time: the modules of E2E_HALF, and the others with the user-facing
+# integration modules of USER_PATHS (a clean clone's quickstart, the examples, the RBAC, the
+# site). Most of the data plane's time is spent waiting on timers (probes, TTLs, back-offs,
+# kubelet), so the three share the cores well and the run takes about as long as the longest of
+# them. Their output follows the rest's; the exit code is the first failure's.
 E2E_HALF := tests/e2e/test_kubelet.py tests/e2e/test_kube_proxy.py tests/e2e/test_dns_options.py \
 	tests/e2e/test_portable.py tests/e2e/test_real_cluster.py tests/e2e/test_fallthrough.py
+USER_PATHS := tests/integration/test_quickstart.py tests/integration/test_examples.py \
+	tests/integration/test_rbac.py tests/integration/test_docs.py
 test: setup system binaries lint
 	@mkdir -p .cache; \
 	$(PY) -m pytest $(E2E_HALF) > .cache/e2e-half.log 2>&1 & half=$$!; \
-	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) > .cache/e2e.log 2>&1 & e2e=$$!; \
-	$(PY) -m pytest --ignore=tests/e2e; rest=$$?; \
+	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) $(USER_PATHS) > .cache/e2e.log 2>&1 & e2e=$$!; \
+	$(PY) -m pytest --ignore=tests/e2e $(addprefix --ignore=,$(USER_PATHS)); rest=$$?; \
 	wait $$half; half_rc=$$?; wait $$e2e; e2e_rc=$$?; cat .cache/e2e-half.log .cache/e2e.log; \
 	for rc in $$rest $$half_rc $$e2e_rc; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
 

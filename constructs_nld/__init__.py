@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         is_deployable,
     )
     from constructs_nld.props import LivenessProbe, Ports, Toleration, default_tolerations
+    from constructs_nld.rbac import DeployerRBAC, DeployerRBACProps, DeployerSubject
     from constructs_nld.release import version
     from constructs_nld.roles import Role
     from constructs_nld.scheduling import NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, PreferredTerm
@@ -99,6 +100,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "ZoneCache",
     ),
     "constructs_nld.props": ("LivenessProbe", "Ports", "Toleration", "default_tolerations"),
+    "constructs_nld.rbac": ("DeployerRBAC", "DeployerRBACProps", "DeployerSubject"),
     "constructs_nld.scheduling": ("NodeAffinity", "NodeSelectorRequirement", "NodeSelectorTerm", "PreferredTerm"),
     "constructs_nld.roles": ("Role",),
     "constructs_nld.release": ("version",),
@@ -124,6 +126,9 @@ __all__ = [
     "Corefile",
     "CorefileConfigMap",
     "CorefileConfigMapProps",
+    "DeployerRBAC",
+    "DeployerRBACProps",
+    "DeployerSubject",
     "Directive",
     "Dns64",
     "DnsOptions",

@@ -28,6 +28,7 @@ __all__ = [
     "COREFILE_KEY",
     "CPU_REQUEST",
     "DAEMON_SET_NAME",
+    "DEPLOYER_RBAC_NAME",
     "DASHBOARD_KEY",
     "DASHBOARD_LABELS",
     "DASHBOARD_NAME",
@@ -70,6 +71,7 @@ __all__ = [
     "METRICS_PORT",
     "METRICS_PORT_NAME",
     "METRICS_SERVICE_NAME",
+    "MONITORING_GROUP",
     "MONITORING_LABELS",
     "NAMESPACE",
     "NODE_CACHE_APP_LABEL",
@@ -111,6 +113,8 @@ CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
 # --- where things live ------------------------------------------------------------------
 NAMESPACE: Final = "kube-system"
 ALERTS_NAMESPACE: Final = "monitoring"
+MONITORING_GROUP: Final = "monitoring.coreos.com"
+"""The prometheus-operator API group of the PodMonitor and PrometheusRule: served only where its CRDs are installed."""
 
 # --- object names (public API: deploy and verify look them up by these names) ------------
 APP_NAME: Final = "node-local-dns"
@@ -118,6 +122,8 @@ APP_NAME: Final = "node-local-dns"
 APPLYSET_NAME: Final = "node-local-dns-applyset"
 """The ApplySet parent ConfigMap, in the DaemonSet's namespace, that tracks what a deploy applied (KEP-3659)."""
 DAEMON_SET_NAME: Final = "node-local-dns"
+DEPLOYER_RBAC_NAME: Final = "node-local-dns-deployer"
+"""The prefix of the deployer's Roles, ClusterRoles and bindings: ``<prefix>-<command>`` (constructs_nld.rbac)."""
 CONFIG_MAP_NAME: Final = "node-local-dns"
 SERVICE_ACCOUNT_NAME: Final = "node-local-dns"
 UPSTREAM_SERVICE_NAME: Final = "kube-dns-upstream"

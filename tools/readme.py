@@ -1,8 +1,8 @@
-"""The README's generated tables, from the code: the props of ``NodeLocalDNSProps`` and the exit codes.
+"""The generated tables of the README and of docs/, from the code: the props, the exit codes, the deployer's rules.
 
-``python tools/readme.py`` rewrites the regions of README.md between ``<!-- generated: NAME -->``
-and ``<!-- end generated -->``; ``--check`` exits 1 when one is stale (``make readme`` and a
-test run it). The props table takes each field's summary and ``Default:`` line from its
+``python tools/readme.py`` rewrites the regions of README.md and docs/*.md between
+``<!-- generated: NAME -->`` and ``<!-- end generated -->``; ``--check`` exits 1 when one is
+stale (``make readme`` and a test run it). The props table takes each field's summary and ``Default:`` line from its
 docstring, the same text the API reference shows, so a default is written in ``defaults.py``
 and in one docstring, and a test checks that docstring against the code.
 """
@@ -24,6 +24,8 @@ import yaml
 
 REPO: Final = Path(__file__).resolve().parent.parent
 README: Final = REPO / "README.md"
+FILES: Final = (README, *sorted((REPO / "docs").glob("*.md")))
+"""Every file with generated regions: the README and the guide pages of the documentation site."""
 _REGION: Final = re.compile(r"(<!-- generated: (?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 _DEFAULT: Final = re.compile(r"Default: (?P<body>.*?)\.(?:\s|$)", re.S)
 _NOTE: Final = re.compile(r"^(?P<value>[^(]*?)(?:\s+\((?P<note>.*)\))?$", re.S)
@@ -141,7 +143,28 @@ def exit_codes_table() -> str:
     return markdown_table()
 
 
-GENERATORS: Final[Mapping[str, Callable[[], str]]] = {"props": props_table, "exit-codes": exit_codes_table}
+def rbac_table() -> str:
+    """The rules of each command for the spec's app, as ``DeployerRBAC`` renders them."""
+    from constructs_nld import DeployerRBAC
+    from constructs_nld.runtime import cdk8s
+
+    rbac = DeployerRBAC(cdk8s.Chart(cdk8s.App(), "rbac"), "deployer")
+    rows = ["| command | where | API group | resources | verbs |", "| --- | --- | --- | --- | --- |"]
+    for command, rules in rbac.rules.items():
+        for rule in rules:
+            where = f"namespace `{rule.namespace}` (Role)" if rule.namespace else "cluster-wide (ClusterRole)"
+            rows.append(
+                f"| `{command}` | {where} | `{rule.group or 'core'}` | {', '.join(rule.resources)} | "
+                f"{', '.join(rule.verbs)} |"
+            )
+    return "\n".join(rows) + "\n"
+
+
+GENERATORS: Final[Mapping[str, Callable[[], str]]] = {
+    "props": props_table,
+    "exit-codes": exit_codes_table,
+    "rbac": rbac_table,
+}
 
 
 def rewrite(text: str) -> str:
@@ -154,15 +177,19 @@ def rewrite(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Rewrite README.md, or with ``--check`` say whether it is current."""
-    text = README.read_text()
-    fresh = rewrite(text)
-    if "--check" in argv:
-        if fresh != text:
-            print("README.md: a generated table is stale; run make readme", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(fresh)
+    """Rewrite every file of :data:`FILES`, or with ``--check`` say which is stale."""
+    stale = []
+    for path in FILES:
+        text = path.read_text()
+        fresh = rewrite(text)
+        if fresh == text:
+            continue
+        stale.append(path.relative_to(REPO).as_posix())
+        if "--check" not in argv:
+            path.write_text(fresh)
+    if stale and "--check" in argv:
+        print(f"{', '.join(stale)}: a generated table is stale; run make readme", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -67,3 +67,9 @@ class StalledError(DeployError):
     """A rollout or a removal made no progress for the stall window; the message says why and what to do."""
 
     exit_code = ExitCode.STALLED
+
+
+class ForbiddenError(DeployError):
+    """The kubeconfig's user lacks a permission the command needs (checked before its first write)."""
+
+    exit_code = ExitCode.FORBIDDEN

@@ -32,6 +32,7 @@ class ExitCode(IntEnum):
     SOAK_FAILED = 8
     SOAK_NO_DATA = 9
     STALLED = 10
+    FORBIDDEN = 11
 
 
 Meanings = tuple[tuple[tuple[str, ...], str], ...]
@@ -113,6 +114,16 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 ("uninstall",),
                 "the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to "
                 "continue)",
+            ),
+        ),
+    ),
+    (
+        ExitCode.FORBIDDEN,
+        (
+            (
+                _CLUSTER,
+                "the kubeconfig's user lacks a permission the command needs: each is named (nothing applied or "
+                "deleted; the rules: DeployerRBAC)",
             ),
         ),
     ),

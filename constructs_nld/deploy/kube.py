@@ -343,6 +343,28 @@ class KubeClient:
         )
         return result
 
+    def allowed(self, verb: str, group: str, resource: str, namespace: str | None) -> bool:
+        """Whether this client's user may ``verb`` ``resource`` there: a SelfSubjectAccessReview.
+
+        Every authenticated user may ask (Kubernetes' ``system:basic-user`` role), and the
+        answer is the authorizer's own, whatever it is (RBAC, a webhook).
+        """
+        attributes = {"verb": verb, "group": group, "resource": resource}
+        if namespace:
+            attributes["namespace"] = namespace
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": attributes},
+        }
+        answer = self._request(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            body=review,
+            content_type="application/json",
+        )
+        return bool((answer or {}).get("status", {}).get("allowed"))
+
     def served_resources(self, group_version: str) -> set[str] | None:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
         served = self._discover(group_version)

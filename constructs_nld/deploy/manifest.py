@@ -43,7 +43,7 @@ __all__ = [
 KUBE_DNS: Final = ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME)
 """Cluster DNS: the Service whose ClusterIP node-cache intercepts (NodeLocal DNS never writes it)."""
 
-MONITORING_GROUP: Final = "monitoring.coreos.com"
+MONITORING_GROUP: Final = defaults.MONITORING_GROUP
 """The prometheus-operator API group: served only where its CRDs are installed."""
 
 LAST_APPLIED_ANNOTATION: Final = "kubectl.kubernetes.io/last-applied-configuration"

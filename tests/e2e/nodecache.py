@@ -47,7 +47,7 @@ DEFAULT_NODE_CACHE_BINARY = Path.home() / ".local" / "share" / "constructs-nld" 
 
 NODE_CACHE_MISSING = (
     f"node-cache binary not found: set {NODE_CACHE_BIN_ENV} or put it at ~/.local/share/constructs-nld/node-cache "
-    "(README, 'The node-cache binary')"
+    "(docs/development.md, 'The node-cache binary')"
 )
 """The one line a run without the binary prints for the node-cache tests it skips."""
 

@@ -5,7 +5,7 @@ Each image is one uncompressed layer written as an OCI image archive (``index.js
 manifests use, so a kubelet with ``imagePullPolicy: IfNotPresent`` never pulls.
 
 - **pause**: :file:`pause.c` of this directory, our own, built static with gcc.
-- **node-cache**: the image's contents as the README's "What the node-cache image contains"
+- **node-cache**: the image's contents as the "What the node-cache image contains" of docs/interception-modes.md
   lists them: ``/node-cache`` (the binary the data-plane tests find, never built or
   committed here), Debian bookworm's iptables 1.8.9 with its xtables modules and libraries,
   dash as ``/bin/sh`` and the few coreutils the image stages, all copied from this

@@ -1,4 +1,5 @@
-"""The README's reuse example runs, its props table names every prop, its exit-code table every code."""
+"""The README's app is main.py, its props table names every prop, its exit-code table every code; the
+configuration page's example apps run."""
 
 from __future__ import annotations
 
@@ -9,30 +10,38 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from constructs_nld import NodeLocalDNSProps
 from constructs_nld.deploy import ExitCode
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = README.parent / "docs" / "configuration.md"
 
 
-def section(title: str) -> str:
-    text = README.read_text()
+def section(title: str, page: Path = README) -> str:
+    text = page.read_text()
     start = text.index(f"## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start : end if end != -1 else None]
 
 
 def test_main_py_is_what_the_readme_shows(repo_root: Path) -> None:
-    shown = re.findall(r"```python\n(.*?)```", section("Configure: one app, read by every command"), re.S)[0]
+    shown = re.findall(r"```python\n(.*?)```", section("Configure"), re.S)[0]
+    on_the_page = re.findall(
+        r"```python\n(.*?)```", section("Configure: one app, read by every command", CONFIGURATION), re.S
+    )
     code = (repo_root / "main.py").read_text()
 
     assert code.endswith(shown)
+    assert code.endswith(on_the_page[0])
 
 
 def test_own_app_example_synthesizes_with_the_cluster_ip_and_no_banner(tmp_path: Path) -> None:
-    code = re.findall(r"```python\n(.*?)```", section("Configure: one app, read by every command"), re.S)[1]
+    code = re.findall(
+        r"```python\n(.*?)```", section("Configure: one app, read by every command", CONFIGURATION), re.S
+    )[1]
     (tmp_path / "example.py").write_text(code)
     env = {
         k: v
@@ -64,21 +73,23 @@ def test_own_app_example_synthesizes_with_the_cluster_ip_and_no_banner(tmp_path:
 
 
 def test_props_table_names_every_prop() -> None:
-    table = section("Props (`NodeLocalDNSProps`)")
-    for prop in dataclasses.fields(NodeLocalDNSProps):
-        if prop.init:
-            assert f"`{prop.name}`" in table, f"README props table lacks {prop.name}"
+    for table in (section("Configure"), section("Props (`NodeLocalDNSProps`)", CONFIGURATION)):
+        for prop in dataclasses.fields(NodeLocalDNSProps):
+            if prop.init:
+                assert f"`{prop.name}`" in table, f"a props table lacks {prop.name}"
 
 
 def test_exit_code_table_lists_every_exit_code() -> None:
-    rows = re.findall(r"^\| (\d+) \| ", section("Deploy and verify"), re.M)
+    rows = re.findall(r"^\| (\d+) \| ", section("Commands"), re.M)
 
     assert sorted({int(code) for code in rows}) == [code.value for code in ExitCode]
 
 
 def test_the_second_cluster_example_synthesizes_its_zones_and_node_selector(tmp_path: Path) -> None:
     code = re.findall(
-        r"```python\n(.*?)```", section("A second cluster: zones, upstreams, cache behaviour, scheduling"), re.S
+        r"```python\n(.*?)```",
+        section("A second cluster: zones, upstreams, cache behaviour, scheduling", CONFIGURATION),
+        re.S,
     )[0]
     (tmp_path / "example.py").write_text(code)
     env = {k: v for k, v in os.environ.items() if k != "CDK8S_OUTDIR"} | {"CDK8S_OUTDIR": str(tmp_path / "dist")}
@@ -91,3 +102,33 @@ def test_the_second_cluster_example_synthesizes_its_zones_and_node_selector(tmp_
     assert "forward . fd10::153 {" in corefile["data"]["Corefile"]
     daemon_set = next(o for o in objects if o["kind"] == "DaemonSet")
     assert daemon_set["spec"]["template"]["spec"]["nodeSelector"] == {"node-fleet": "cpu"}
+
+
+@pytest.mark.parametrize(
+    ("page", "title", "namespace"),
+    [
+        (README, "Deploying from CI with least privilege", "monitoring"),
+        (README.parent / "docs" / "rbac.md", "Granting them: `DeployerRBAC`", "observability"),
+    ],
+    ids=["README", "docs/rbac.md"],
+)
+def test_the_deployer_rbac_example_synthesizes_roles_bound_to_the_ci_account(
+    page: Path, title: str, namespace: str, tmp_path: Path
+) -> None:
+    code = re.findall(r"```python\n(.*?)```", section(title, page), re.S)[0]
+    (tmp_path / "rbac.py").write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "CDK8S_OUTDIR"} | {"CDK8S_OUTDIR": str(tmp_path / "dist")}
+
+    subprocess.run([sys.executable, "rbac.py"], cwd=tmp_path, env=env, check=True, capture_output=True, text=True)
+
+    objects = [o for f in sorted((tmp_path / "dist").glob("*.yaml")) for o in yaml.safe_load_all(f.read_text()) if o]
+    roles = {(o["kind"], o["metadata"].get("namespace")) for o in objects if o["kind"].endswith("Role")}
+    assert roles == {(kind, where) for kind in ("Role",) for where in ("kube-system", namespace)} | {
+        ("ClusterRole", None)
+    }
+    bindings = [o for o in objects if o["kind"].endswith("Binding")]
+    assert len(bindings) == 3 * 2 + 1  # deploy, uninstall: two Roles each; verify: two Roles and a ClusterRole
+    assert all(
+        b["subjects"] == [{"kind": "ServiceAccount", "name": "nodelocaldns-deployer", "namespace": "ci"}]
+        for b in bindings
+    )

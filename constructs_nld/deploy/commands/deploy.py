@@ -25,7 +25,8 @@ then, with ``wait``, the DaemonSet's rollout is followed to the end
 (:mod:`constructs_nld.deploy.applyset`).
 
 Every check that can refuse (steps 1-4, kinds the cluster does not serve, the monitoring
-CRDs, a foreign ApplySet parent) runs before the first write. An object last written by
+CRDs, a foreign ApplySet parent, a permission the user lacks: :mod:`constructs_nld.deploy.access`)
+runs before the first write. An object last written by
 client-side ``kubectl apply`` (the spec's ``deploy.sh``) is taken over first
 (:mod:`constructs_nld.deploy.takeover`).
 """
@@ -39,6 +40,7 @@ from datetime import UTC, datetime
 from typing import Final, Literal
 
 from constructs_nld import defaults
+from constructs_nld.deploy.access import check_access
 from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
 from constructs_nld.deploy.component import Component, locate
@@ -245,6 +247,8 @@ class _Deploy:
             self.client, self.kinds | recorded_kinds, self.namespaces | recorded_namespaces
         )
         self.stale = ApplySet.stale(members, defined)
+        touched = [item.ref for item in self.planned] + [stale.ref for stale in self.stale]
+        check_access(self.client, "deploy", touched, namespace=self.component.namespace)
         self.split = _services_phase(self.planned, self.component)
         objects = sum(len(chart.objects) for chart in self.charts)
         how = (

@@ -28,10 +28,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from constructs_nld.deploy.access import check_access, served_refs
 from constructs_nld.deploy.applyset import ApplySet
 from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.errors import StalledError
-from constructs_nld.deploy.kube import KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
 from constructs_nld.deploy.options import UninstallOptions
 from constructs_nld.deploy.source import AppSource
@@ -73,11 +74,7 @@ class _Uninstall:
     def live_objects(self) -> list[tuple[ObjectRef, Manifest]]:
         """The app's NodeLocal DNS objects that exist, in apply order; kinds the cluster does not serve are absent."""
         found: list[tuple[ObjectRef, Manifest]] = []
-        for obj in self.component.objects():
-            try:
-                ref = self.client.ref_of(obj)
-            except KindNotServedError:
-                continue
+        for ref in served_refs(self.client, self.component):
             live = self.client.get(ref)
             if live is not None:
                 found.append((ref, live))
@@ -191,7 +188,9 @@ def uninstall(
     The app is synthesized with the live kube-dns ClusterIP when there is a usable one (a
     preview otherwise): which objects to remove does not depend on it. Raises a
     :class:`~constructs_nld.deploy.errors.DeployError` (``PreconditionError`` before any
-    write, ``StalledError`` when the pods do not go away) or ``ApiException``.
+    write, ``ForbiddenError`` before any write when the user lacks a permission it needs,
+    ``StalledError`` when the pods do not go away) or ``ApiException``.
     """
     component = locate(tuple(source(usable_cluster_ip(client.get(KUBE_DNS)))))
+    check_access(client, "uninstall", served_refs(client, component), namespace=component.namespace)
     return _Uninstall(client, component, options or UninstallOptions(), out).run()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from constructs_nld.deploy.access import check_access, served_refs
 from constructs_nld.deploy.checks import CHECKS, UNINSTALLED_CHECKS, Check, CheckResult, Cluster
 from constructs_nld.deploy.component import locate
 from constructs_nld.deploy.kube import KubeClient
@@ -25,6 +26,13 @@ def _run(client: KubeClient, source: AppSource, checks: Sequence[Check], now: da
     kube_dns = client.get(KUBE_DNS)
     component = locate(tuple(source(usable_cluster_ip(kube_dns))))
     cluster = Cluster(client, component, kube_dns, now or datetime.now(UTC))
+    check_access(
+        client,
+        "verify",
+        served_refs(client, component),
+        namespace=component.namespace,
+        monitoring_served="prometheusrules" in cluster.monitoring_served,
+    )
     return [check(cluster) for check in checks]
 
 

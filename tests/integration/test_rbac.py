@@ -1,0 +1,294 @@
+"""The deployer's least privilege, proven on the test API server's RBAC with a real ServiceAccount token.
+
+The app is the repository's own (``main.py``, the spec's component). The ServiceAccount
+``ci/deployer`` gets a token from the TokenRequest API and a kubeconfig of its own; a cluster
+admin applies :class:`~constructs_nld.rbac.DeployerRBAC` (or that minus one rule) bound to it.
+Then:
+
+- with exactly those rules, ``deploy --wait``, ``verify``, ``uninstall`` and
+  ``verify --uninstalled`` succeed, and every rule is used by a request of its command (the
+  audit log says so): none is there for nothing;
+- without any one rule, the command that needs it exits on one line naming a verb and a
+  resource of that rule, with no traceback and no write;
+- with ``verify``'s rules alone, ``verify`` passes and ``deploy`` refuses before any write.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client.exceptions import ApiException
+
+from constructs_nld.deploy.cli import main
+from constructs_nld.deploy.exitcodes import ExitCode
+from constructs_nld.deploy.kube import load_client
+from constructs_nld.permissions import RBAC_COMMANDS, Command, Permission, Rule, component_resources, rules
+from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.fleet import fleet_node
+from tests.harness.rest import Rest
+from tests.simcluster import SimulatedCluster
+
+NAMESPACE = "ci"
+ACCOUNT = "deployer"
+USER = f"system:serviceaccount:{NAMESPACE}:{ACCOUNT}"
+LABEL = "app.kubernetes.io/name=node-local-dns-deployer"
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+
+# The app's objects, from the reviewed preview: collection needs no jsii.
+_PREVIEW = [obj for path in sorted((REPO_ROOT / "dist").glob("*.yaml")) for obj in yaml.safe_load_all(path.read_text())]
+RULES: dict[Command, tuple[Rule, ...]] = {
+    command: rules(command, component_resources(_PREVIEW)) for command in RBAC_COMMANDS
+}
+REMOVALS = [(command, index) for command in RBAC_COMMANDS for index in range(len(RULES[command]))]
+
+
+@pytest.fixture(scope="module")
+def rendered() -> tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]]:
+    """DeployerRBAC for the app, bound to ci/deployer: its rules and its objects, as an admin applies them."""
+    from constructs_nld import DeployerRBAC, DeployerRBACProps, DeployerSubject
+    from constructs_nld.runtime import cdk8s
+
+    chart = cdk8s.Chart(cdk8s.App(), "rbac")
+    rbac = DeployerRBAC(
+        chart, "deployer", DeployerRBACProps(subjects=(DeployerSubject(name=ACCOUNT, namespace=NAMESPACE),))
+    )
+    return rbac.rules, list(chart.to_json())
+
+
+def _without(objects: list[dict[str, Any]], command: Command, removed: Rule | None) -> list[dict[str, Any]]:
+    """The objects of ``command`` only, ``removed`` taken out of its Role or ClusterRole (emptied ones dropped)."""
+    name = f"node-local-dns-deployer-{command}"
+    kept: list[dict[str, Any]] = []
+    emptied: set[tuple[str | None, str]] = set()
+    for obj in objects:
+        if obj["metadata"]["name"] != name:
+            continue
+        obj = copy.deepcopy(obj)
+        where = obj["metadata"].get("namespace")
+        if removed is not None and obj["kind"] in ("Role", "ClusterRole") and where == removed.namespace:
+            obj["rules"] = [rule for rule in obj["rules"] if rule != removed.manifest()]
+            if not obj["rules"]:
+                emptied.add((where, obj["kind"]))
+        kept.append(obj)
+    return [o for o in kept if (o["metadata"].get("namespace"), o["kind"].removesuffix("Binding")) not in emptied]
+
+
+def _path(obj: dict[str, Any]) -> str:
+    plural = obj["kind"].lower() + "s"
+    namespace = obj["metadata"].get("namespace")
+    return f"{RBAC}/namespaces/{namespace}/{plural}" if namespace else f"{RBAC}/{plural}"
+
+
+class Deployer:
+    """The ServiceAccount ``ci/deployer``: its kubeconfig, and the RBAC a cluster admin grants it."""
+
+    def __init__(self, control_plane: ControlPlane, kubeconfig: Path) -> None:
+        self.control_plane = control_plane
+        self.kubeconfig = kubeconfig
+        self.granted: list[dict[str, Any]] = []
+
+    @property
+    def admin(self) -> Rest:
+        return self.control_plane.fixture_api()
+
+    def grant(self, objects: list[dict[str, Any]], *, refused: Sequence[Rule] = ()) -> None:
+        """Apply exactly ``objects`` (the previous grant revoked), then wait until RBAC answers by them."""
+        self.revoke()
+        self.granted = objects
+        for obj in objects:
+            self.admin.request("POST", _path(obj), body=obj)
+        client = load_client(str(self.kubeconfig), None, timeout=10)
+        allowed = {
+            Permission(verb, rule["apiGroups"][0], resource, obj["metadata"].get("namespace"))
+            for obj in objects
+            for rule in obj.get("rules", [])
+            for resource in rule["resources"]
+            for verb in rule["verbs"]
+        }
+        # A ClusterRole's grant holds in every namespace too.
+        everywhere = {replace(p, namespace=None) for p in allowed if p.namespace is None}
+        refused_here = [p for r in refused for p in r.permissions() if p not in allowed]
+        expected = [(p, True) for p in allowed] + [
+            (p, False) for p in refused_here if replace(p, namespace=None) not in everywhere
+        ]
+        deadline = time.monotonic() + 15
+        while any(client.allowed(p.verb, p.group, p.resource, p.namespace) != want for p, want in expected):
+            assert time.monotonic() < deadline, "RBAC did not take the grant within 15 s"
+            time.sleep(0.1)
+
+    def revoke(self) -> None:
+        for obj in self.granted:
+            self.admin.request("DELETE", f"{_path(obj)}/{obj['metadata']['name']}", ok=(200, 404))
+        self.granted = []
+
+    def run(self, *args: str) -> int:
+        return main(["--kubeconfig", str(self.kubeconfig), *args])
+
+    def writes_since(self, mark: int) -> list[str]:
+        """The deployer's requests that changed something."""
+        return [f"{e['verb']} {e['requestURI']}" for e in self.control_plane.mutating_requests_since(mark, user=USER)]
+
+
+def _token(admin: Rest) -> str:
+    admin.request("POST", "/api/v1/namespaces", body={"metadata": {"name": NAMESPACE}}, ok=(201, 409))
+    admin.request(
+        "POST", f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", body={"metadata": {"name": ACCOUNT}}, ok=(201, 409)
+    )
+    _, answer = admin.request(
+        "POST",
+        f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts/{ACCOUNT}/token",
+        body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}},
+    )
+    return str(answer["status"]["token"])
+
+
+def _deployer(control_plane: ControlPlane, directory: Path) -> Iterator[Deployer]:
+    admin_config = yaml.safe_load(control_plane.kubeconfig_path.read_text())
+    admin_config["users"] = [{"name": ACCOUNT, "user": {"token": _token(control_plane.fixture_api())}}]
+    for context in admin_config["contexts"]:
+        context["context"]["user"] = ACCOUNT
+    kubeconfig = directory / "deployer.kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump(admin_config))
+    deployer = Deployer(control_plane, kubeconfig)
+    try:
+        yield deployer
+    finally:
+        deployer.revoke()
+
+
+@pytest.fixture
+def sim_deployer(sim: SimulatedCluster, tmp_path: Path) -> Iterator[Deployer]:
+    sim.add_nodes([fleet_node("cpu", 1)])
+    yield from _deployer(sim.control_plane, tmp_path)
+
+
+@pytest.fixture
+def deployer(cluster: ControlPlane, tmp_path: Path) -> Iterator[Deployer]:
+    yield from _deployer(cluster, tmp_path)
+
+
+def _used(rule: Rule, events: list[dict[str, Any]]) -> bool:
+    """Whether a request of ``events`` needed ``rule``: its verb, group and resource, where the rule applies."""
+    for event in events:
+        ref = event.get("objectRef") or {}
+        if (
+            event["verb"] in rule.verbs
+            and ref.get("apiGroup", "") == rule.group
+            and ref.get("resource") in rule.resources
+            and not ref.get("subresource")
+            and (rule.namespace is None or ref.get("namespace") == rule.namespace)
+        ):
+            return True
+    return False
+
+
+def test_with_exactly_its_rules_every_command_succeeds_and_uses_every_rule(
+    sim_deployer: Deployer, rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]]
+) -> None:
+    rbac_rules, objects = rendered
+    assert rbac_rules == RULES
+    sim_deployer.grant(objects)
+    runs: dict[Command, list[tuple[str, ...]]] = {
+        "deploy": [("--wait", "--progress", "plain", "--stall-after", "60"), ()],
+        "verify": [("verify",)],
+        "uninstall": [("uninstall",)],
+    }
+    events: dict[Command, list[dict[str, Any]]] = {}
+    for command, argvs in runs.items():
+        mark = sim_deployer.control_plane.audit_mark()
+        for argv in argvs:
+            assert sim_deployer.run(*argv) == ExitCode.OK, f"{command} {' '.join(argv)}"
+        events[command] = sim_deployer.control_plane.requests_since(mark, user=USER)
+    assert sim_deployer.run("verify", "--uninstalled") == ExitCode.OK
+
+    unused = [
+        f"{command}: {rule}" for command in RBAC_COMMANDS for rule in RULES[command] if not _used(rule, events[command])
+    ]
+    assert unused == []
+
+
+@pytest.mark.parametrize(("command", "index"), REMOVALS, ids=[f"{c}-{i}" for c, i in REMOVALS])
+def test_without_any_one_rule_the_command_that_needs_it_fails_on_one_line_and_writes_nothing(
+    deployer: Deployer,
+    rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]],
+    command: Command,
+    index: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if command == "uninstall":
+        assert main(["--kubeconfig", str(deployer.control_plane.kubeconfig_path)]) == ExitCode.OK
+    removed = RULES[command][index]
+    deployer.grant(_without(rendered[1], command, removed), refused=[removed])
+    capsys.readouterr()
+    mark = deployer.control_plane.audit_mark()
+
+    code = deployer.run(command)
+
+    err = capsys.readouterr().err.strip()
+    assert code in (ExitCode.FORBIDDEN, ExitCode.ERROR), err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert any(verb in err for verb in removed.verbs), err
+    assert any(resource in err for resource in removed.resources), err
+    assert deployer.writes_since(mark) == []
+
+
+def test_verify_with_read_only_rules_passes_and_deploy_with_them_refuses_before_any_write(
+    sim_deployer: Deployer,
+    rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    admin = ["--kubeconfig", str(sim_deployer.control_plane.kubeconfig_path)]
+    assert main([*admin, "--wait", "--progress", "plain", "--stall-after", "60"]) == ExitCode.OK
+    sim_deployer.grant(_without(rendered[1], "verify", None), refused=RULES["deploy"])
+    capsys.readouterr()
+    mark = sim_deployer.control_plane.audit_mark()
+
+    assert sim_deployer.run("verify") == ExitCode.OK
+    deploy_code = sim_deployer.run("deploy")
+    uninstall_code = sim_deployer.run("uninstall")
+
+    err = capsys.readouterr().err.strip().splitlines()
+    assert {deploy_code, uninstall_code} <= {ExitCode.FORBIDDEN, ExitCode.ERROR} and len(err) == 2, err
+    assert all(
+        re.search(r"(may not, [^:]+: |cannot )(list|get|patch|delete|create),? (resource )?\S+", line) for line in err
+    ), err
+    assert sim_deployer.writes_since(mark) == []
+
+
+def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer: Deployer) -> None:
+    meta = {"name": "node-local-dns-deployer-deploy", "namespace": "monitoring"}
+    role: dict[str, Any] = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": meta,
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"]}],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": meta,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": meta["name"]},
+        "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NAMESPACE}],
+    }
+    grant = [role, binding]
+    deployer.grant(grant)
+    client = load_client(str(deployer.kubeconfig), None, timeout=10)
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe", "namespace": "monitoring"}}
+
+    with pytest.raises(ApiException) as refused:
+        client.apply(config_map)
+    role["rules"][0]["verbs"].append("create")
+    deployer.grant(grant)
+    created = client.apply(config_map)
+    deployer.admin.request("DELETE", "/api/v1/namespaces/monitoring/configmaps/probe")
+
+    assert refused.value.status == 403 and "cannot create resource" in str(refused.value.body)
+    assert created["metadata"]["name"] == "probe"
