@@ -30,7 +30,7 @@ code: the CLI imports it without cdk8s.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
@@ -44,6 +44,7 @@ __all__ = [
     "Rule",
     "component_resources",
     "describe",
+    "grants",
     "rules",
 ]
 
@@ -107,6 +108,23 @@ class Rule:
         where = f"in namespace {self.namespace}" if self.namespace else "cluster-wide"
         group = f" ({self.group})" if self.group else ""
         return f"{', '.join(self.verbs)} {', '.join(self.resources)}{group} {where}"
+
+
+def grants(rule: Mapping[str, Any], permission: Permission) -> bool:
+    """Whether an RBAC rule (as a rules review lists it) grants ``permission`` wherever the rule holds.
+
+    ``*`` matches any verb, group or resource. A rule limited to ``resourceNames`` is read as
+    granting nothing here: a command acts on names it learns from the app, and a ``list`` or
+    ``create`` is never limited by name.
+    """
+    if rule.get("resourceNames"):
+        return False
+    verbs, groups, resources = (list(rule.get(key) or []) for key in ("verbs", "apiGroups", "resources"))
+    return (
+        ("*" in verbs or permission.verb in verbs)
+        and ("*" in groups or permission.group in groups)
+        and ("*" in resources or permission.resource in resources)
+    )
 
 
 def describe(permissions: Iterable[Permission]) -> str:

@@ -365,6 +365,27 @@ class KubeClient:
         )
         return bool((answer or {}).get("status", {}).get("allowed"))
 
+    def rules_review(self, namespace: str) -> tuple[Manifest, ...]:
+        """The resource rules this client's user has in ``namespace``: a SelfSubjectRulesReview.
+
+        One request for every rule, where an access review asks about one verb on one
+        resource. It may miss what an authorizer cannot list (a webhook), so a permission it
+        does not show is not refused until an access review says so.
+        """
+        review = {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectRulesReview",
+            "spec": {"namespace": namespace},
+        }
+        answer = self._request(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            body=review,
+            content_type="application/json",
+        )
+        status = (answer or {}).get("status", {})
+        return tuple(status.get("resourceRules") or ())
+
     def served_resources(self, group_version: str) -> set[str] | None:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
         served = self._discover(group_version)

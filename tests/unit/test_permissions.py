@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from constructs_nld import DeployerRBAC, DeployerRBACProps, DeployerSubject, NodeLocalDNSProps
-from constructs_nld.permissions import Permission, Resource, Rule, component_resources, describe, rules
+from constructs_nld.permissions import Permission, Resource, Rule, component_resources, describe, grants, rules
 from constructs_nld.runtime import cdk8s
 
 
@@ -130,3 +130,28 @@ def test_only_the_kinds_of_node_local_dns_are_known_without_a_cluster() -> None:
 def test_each_bad_prop_is_refused_with_its_reason(build: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         build()
+
+
+@pytest.mark.parametrize(
+    ("rule", "granted"),
+    [
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, True),
+        ({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}, True),
+        ({"verbs": ["get", "list"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, False),
+        ({"verbs": ["patch"], "apiGroups": [""], "resources": ["daemonsets"]}, False),
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["deployments"]}, False),
+        (
+            {
+                "verbs": ["patch"],
+                "apiGroups": ["apps"],
+                "resources": ["daemonsets"],
+                "resourceNames": ["node-local-dns"],
+            },
+            False,
+        ),
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets/status"]}, False),
+    ],
+    ids=["exact", "wildcards", "other-verbs", "other-group", "other-resource", "by-name", "subresource"],
+)
+def test_a_listed_rule_grants_a_permission_only_by_verb_group_and_resource(rule: dict[str, Any], granted: bool) -> None:
+    assert grants(rule, Permission("patch", "apps", "daemonsets", "kube-system")) is granted
