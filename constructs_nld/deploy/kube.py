@@ -343,6 +343,15 @@ class KubeClient:
         )
         return result
 
+    def _review(self, kind: str, spec: Mapping[str, Any]) -> Manifest:
+        """POST one review of the authorization API about this client's user; its ``status``."""
+        body = {"apiVersion": "authorization.k8s.io/v1", "kind": kind, "spec": dict(spec)}
+        answer = self._request(
+            "POST", f"/apis/authorization.k8s.io/v1/{kind.lower()}s", body=body, content_type="application/json"
+        )
+        status: Manifest = (answer or {}).get("status", {})
+        return status
+
     def allowed(self, verb: str, group: str, resource: str, namespace: str | None) -> bool:
         """Whether this client's user may ``verb`` ``resource`` there: a SelfSubjectAccessReview.
 
@@ -352,18 +361,7 @@ class KubeClient:
         attributes = {"verb": verb, "group": group, "resource": resource}
         if namespace:
             attributes["namespace"] = namespace
-        review = {
-            "apiVersion": "authorization.k8s.io/v1",
-            "kind": "SelfSubjectAccessReview",
-            "spec": {"resourceAttributes": attributes},
-        }
-        answer = self._request(
-            "POST",
-            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-            body=review,
-            content_type="application/json",
-        )
-        return bool((answer or {}).get("status", {}).get("allowed"))
+        return bool(self._review("SelfSubjectAccessReview", {"resourceAttributes": attributes}).get("allowed"))
 
     def rules_review(self, namespace: str) -> tuple[Manifest, ...]:
         """The resource rules this client's user has in ``namespace``: a SelfSubjectRulesReview.
@@ -372,19 +370,7 @@ class KubeClient:
         resource. It may miss what an authorizer cannot list (a webhook), so a permission it
         does not show is not refused until an access review says so.
         """
-        review = {
-            "apiVersion": "authorization.k8s.io/v1",
-            "kind": "SelfSubjectRulesReview",
-            "spec": {"namespace": namespace},
-        }
-        answer = self._request(
-            "POST",
-            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
-            body=review,
-            content_type="application/json",
-        )
-        status = (answer or {}).get("status", {})
-        return tuple(status.get("resourceRules") or ())
+        return tuple(self._review("SelfSubjectRulesReview", {"namespace": namespace}).get("resourceRules") or ())
 
     def served_resources(self, group_version: str) -> set[str] | None:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
