@@ -106,14 +106,14 @@ lint: setup
 
 # The data-plane suite (tests/e2e: network namespaces, real nodes) runs beside the rest, in two
 # processes of about equal time: the modules of E2E_HALF, and the others with the user-facing
-# integration modules of USER_PATHS (a clean clone's quickstart, the examples, the RBAC, the
-# site). Most of the data plane's time is spent waiting on timers (probes, TTLs, back-offs,
+# integration modules of USER_PATHS (a clean clone's quickstart, the examples, the wheel, the
+# RBAC, the site). Most of the data plane's time is spent waiting on timers (probes, TTLs, back-offs,
 # kubelet), so the three share the cores well and the run takes about as long as the longest of
 # them. Their output follows the rest's; the exit code is the first failure's.
 E2E_HALF := tests/e2e/test_kubelet.py tests/e2e/test_kube_proxy.py tests/e2e/test_dns_options.py \
 	tests/e2e/test_portable.py tests/e2e/test_real_cluster.py tests/e2e/test_fallthrough.py
 USER_PATHS := tests/integration/test_quickstart.py tests/integration/test_examples.py \
-	tests/integration/test_rbac.py tests/integration/test_docs.py
+	tests/integration/test_package.py tests/integration/test_rbac.py tests/integration/test_docs.py
 test: setup system binaries lint
 	@mkdir -p .cache; \
 	$(PY) -m pytest $(E2E_HALF) > .cache/e2e-half.log 2>&1 & half=$$!; \

@@ -106,7 +106,8 @@ def test_the_props_page_documents_every_field_of_the_props_with_its_default(site
     for name in fields:
         line = readme.DefaultLine.of(docs[name])
         assert line is not None, f"{name}: its docstring has no Default: line"
-        expected = "Default: " + " ".join(line.text.replace("``", "").split())
+        shown = line.text if line.value is not None else str(line.note)  # a prose default shown without its "- "
+        expected = "Default: " + " ".join(shown.replace("``", "").split())
         assert expected in _text(sections[name]), f"{name}: {expected!r} is not in its section of the props page"
 
 
@@ -126,7 +127,7 @@ def test_every_public_name_is_documented_in_the_reference_where_it_is_defined(si
     assert missing == [], f"public names on no page of docs/reference/ (add a ::: {{home}}.{{name}} there): {missing}"
 
 
-def test_the_docstrings_roles_are_shown_as_code_not_verbatim(site: Path) -> None:
+def test_the_docstrings_roles_are_shown_as_code_and_prose_defaults_plain(site: Path) -> None:
     pages = {source: _text(screenshot.page_html(site, source).read_text()) for source in _reference_pages()}
     verbatim = {
         source: re.findall(r":(?:class|func|meth|mod|data|attr|exc|obj):`[^`]*`", text)
@@ -139,6 +140,7 @@ def test_the_docstrings_roles_are_shown_as_code_not_verbatim(site: Path) -> None
     assert roles > 0, "the docstrings use no role: this test checks nothing"
     assert {source: found for source, found in verbatim.items() if found} == {}
     assert "NodeCacheOptions" in pages["reference/constructs.md"]
+    assert [source for source, text in pages.items() if "Default: - " in text] == []
 
 
 class _Assets(HTMLParser):
