@@ -78,11 +78,6 @@ class Permission:
     resource: str
     namespace: str | None
 
-    def __str__(self) -> str:
-        """``patch daemonsets.apps in namespace kube-system``, ``list nodes cluster-wide``: kubectl's words."""
-        where = f"in namespace {self.namespace}" if self.namespace else "cluster-wide"
-        return f"{self.verb} {self.resource}{'.' + self.group if self.group else ''} {where}"
-
 
 @dataclass(frozen=True, order=True)
 class Rule:

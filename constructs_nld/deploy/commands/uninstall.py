@@ -71,10 +71,10 @@ class _Uninstall:
         self.out = out
         self.report = UninstallReport()
 
-    def live_objects(self) -> list[tuple[ObjectRef, Manifest]]:
-        """The app's NodeLocal DNS objects that exist, in apply order; kinds the cluster does not serve are absent."""
+    def live_objects(self, refs: list[ObjectRef]) -> list[tuple[ObjectRef, Manifest]]:
+        """Those of ``refs`` (the served objects, in apply order) that exist, with their live manifests."""
         found: list[tuple[ObjectRef, Manifest]] = []
-        for ref in served_refs(self.client, self.component):
+        for ref in refs:
             live = self.client.get(ref)
             if live is not None:
                 found.append((ref, live))
@@ -146,7 +146,9 @@ class _Uninstall:
     def run(self) -> UninstallReport:
         upstream_ref = ObjectRef.of(self.component.upstream_service)
         daemon_set_ref = ObjectRef.of(self.component.daemon_set)
-        live = self.live_objects()
+        refs = served_refs(self.client, self.component)
+        check_access(self.client, "uninstall", refs, namespace=self.component.namespace)
+        live = self.live_objects(refs)
         by_ref = dict(live)
         self.component.check_upstream(by_ref.get(upstream_ref), refusing="to remove it")
         total = len(self.component.objects())
@@ -192,5 +194,4 @@ def uninstall(
     ``StalledError`` when the pods do not go away) or ``ApiException``.
     """
     component = locate(tuple(source(usable_cluster_ip(client.get(KUBE_DNS)))))
-    check_access(client, "uninstall", served_refs(client, component), namespace=component.namespace)
     return _Uninstall(client, component, options or UninstallOptions(), out).run()
