@@ -112,7 +112,8 @@ def day(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) ->
         real_node(work / "node", images, max_restart_period=10) as node,
         MonitoringStack(node, PROPS, work / "stack") as stack,
     ):
-        assert stack.prometheus is not None
+        prometheus = stack.prometheus
+        assert prometheus is not None
         load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, NAMES, rate=20, count=20 * 900)
         try:
             stack.cluster_pods()
@@ -122,7 +123,14 @@ def day(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) ->
             node.deploy(PROPS, wait=True, stall_after=60)
             node.wait_intercepting()
             stack.wait_scraped(JOB, 2)
-            yield Day(node, stack, stack.prometheus, began, app)
+            # CoreDNS makes its per-server series at the first lookup it serves: the first scrape of
+            # a new pod may come before it (a loaded machine), so the day starts once one has been ingested.
+            prometheus.wait_for(
+                "node-cache's served lookups scraped",
+                lambda: bool(prometheus.api.query(f'coredns_dns_requests_total{{job="{JOB}"}}')),
+                timeout=60,
+            )
+            yield Day(node, stack, prometheus, began, app)
         finally:
             load.stop()
 
