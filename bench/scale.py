@@ -13,6 +13,9 @@ the same run on fresh clusters — the phases are:
   app's start-up; and once through ``deploy.py verify`` (which runs the app);
 - **rolling restart**: ``kube-dns-upstream`` recreated out of band, then ``deploy --wait``:
   the restart trigger rolls every pod, ``maxUnavailable: 1%`` at a time, to the end;
+- **cutover**: ``cutover start`` of a newer image (one canary node per pool), ``promote``
+  (forced: no Prometheus here) rolling the rest at ``maxUnavailable: 1%``, and another cutover
+  started and rolled back, against the plain rolling deploy (the rolling restart above);
 - **uninstall**: the DaemonSet, its pods gone, the rest.
 
 For each: wall time, API requests from the audit log (ours — the tool's user — and the
@@ -52,8 +55,10 @@ from constructs_nld.deploy import (  # noqa: E402
     verify_uninstalled,
 )
 from constructs_nld.deploy.cli import main as deploy_cli  # noqa: E402
-from constructs_nld.deploy.options import UninstallOptions  # noqa: E402
-from constructs_nld.deploy.source import AppChart  # noqa: E402
+from constructs_nld.deploy.commands import cutover  # noqa: E402
+from constructs_nld.deploy.kube import KubeClient  # noqa: E402
+from constructs_nld.deploy.options import CutoverOptions, UninstallOptions  # noqa: E402
+from constructs_nld.deploy.source import AppChart, AppSource  # noqa: E402
 from tests.controlplane import ADMIN_USER, FIXTURE_USER  # noqa: E402
 from tests.fleet import eks_fleet  # noqa: E402
 from tests.simcluster import SimulatedCluster  # noqa: E402
@@ -150,6 +155,8 @@ def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Pha
         phases["rolling restart (deploy --wait)"] = with_rollout(phase, report)
         log(f"{nodes} nodes: rolling restart {phase.seconds:.1f}s, {report.rollout and report.rollout.waves} waves")
 
+        cutover_phases(sim, client, phases, log, nodes)
+
         phase, done = measure(
             sim, lambda: uninstall(client, lambda _ip: charts, UninstallOptions(poll_interval=0.5), out=lambda _: None)
         )
@@ -159,6 +166,33 @@ def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Pha
         assert left == [], left
         log(f"{nodes} nodes: uninstall {phase.seconds:.1f}s")
     return phases
+
+
+def cutover_phases(
+    sim: SimulatedCluster, client: KubeClient, phases: dict[str, Phase], log: Callable[[str], None], nodes: int
+) -> None:
+    """A cutover to a newer image: start, promote (forced: no Prometheus), then another started and rolled back.
+
+    The rollouts are polled 4 times a second, as deploy --wait's above.
+    """
+    options = CutoverOptions(stall_after=120.0, poll_interval=0.25, force=True, timeout=60.0)
+
+    def bumped(tag: str) -> AppSource:
+        return props_source(NodeLocalDNSProps(image=f"registry.k8s.io/dns/k8s-dns-node-cache:{tag}"))
+
+    quiet: Callable[[str], None] = lambda _: None  # noqa: E731
+    phase, state = measure(sim, lambda: cutover.start(client, bumped("1.26.9"), options, out=quiet))
+    phase.extra["canary"] = len(state.canary)
+    phases["cutover start"] = phase
+    phase, report = measure(sim, lambda: cutover.promote(client, bumped("1.26.9"), options, None, out=quiet))
+    phases["cutover promote (the rest)"] = with_rollout(phase, report)
+    log(f"{nodes} nodes: cutover start {phases['cutover start'].seconds:.1f}s, promote {phase.seconds:.1f}s")
+    cutover.start(client, bumped("1.26.10"), options, out=quiet)
+    phase, rolled = measure(sim, lambda: cutover.rollback(client, bumped("1.26.10"), options, out=quiet))
+    assert rolled is not None
+    phase.waves, phase.max_unavailable = rolled.waves, rolled.max_unavailable
+    phases["cutover rollback (the canary)"] = phase
+    log(f"{nodes} nodes: cutover rollback {phase.seconds:.1f}s")
 
 
 def main() -> int:
@@ -204,7 +238,18 @@ def main() -> int:
         ),
         "rolling restart: waves observed at both sizes": bool(restart.waves)
         and bool(baseline["rolling restart (deploy --wait)"].waves),
+        f"cutover start: one canary node per pool ({fleet['cutover start'].extra['canary']} at {big} nodes, "
+        f"{baseline['cutover start'].extra['canary']} at {small})": fleet["cutover start"].extra["canary"]
+        == baseline["cutover start"].extra["canary"],
+        f"cutover promote: at most maxUnavailable 1% = {allowed} pods seen unavailable": (
+            fleet["cutover promote (the rest)"].max_unavailable or 0
+        )
+        <= allowed,
+        "cutover rollback: faster than the promote (the canary only)": fleet["cutover rollback (the canary)"].seconds
+        < fleet["cutover promote (the rest)"].seconds,
     }
+    promote = fleet["cutover promote (the rest)"].seconds / restart.seconds
+    print(f"cutover promote / plain rolling deploy at {big} nodes: {promote:.2f}")
     for goal, met in goals.items():
         print(f"{'PASS' if met else 'FAIL'} {goal}")
     return 0

@@ -96,6 +96,14 @@ __all__ = [
     "SHELL",
     "SOAK_BASELINE_WINDOW",
     "SOAK_MIN_QPS_DROP",
+    "CANARY_ERROR_RATIO",
+    "CANARY_ERROR_SLACK",
+    "CANARY_LATENCY_RATIO",
+    "CANARY_LATENCY_SLACK",
+    "CUTOVER_ANNOTATION",
+    "CUTOVER_FIELD_MANAGER",
+    "LAST_CUTOVER_ANNOTATION",
+    "POOL_LABELS",
     "SOAK_WINDOW",
     "STALL_AFTER",
     "TARGET_DOWN_ALERT_FOR",
@@ -255,6 +263,25 @@ SOAK_BASELINE_WINDOW: Final = "1d"
 """How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
 SOAK_MIN_QPS_DROP: Final = 0.5
 """The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
+
+# --- the staged cutover (deploy.py cutover; not in the spec: issue 22) ----------------------
+CUTOVER_ANNOTATION: Final = "nodelocaldns.constructs-nld.io/cutover"
+"""The DaemonSet annotation holding a cutover's state (JSON), so that any machine can continue it."""
+LAST_CUTOVER_ANNOTATION: Final = "nodelocaldns.constructs-nld.io/last-cutover"
+"""How the last cutover ended (promoted, forced or not; rolled back), kept on the DaemonSet for the record."""
+CUTOVER_FIELD_MANAGER: Final = "nld-cutover"
+"""Who writes that annotation: not the deploy's field manager, so a deploy's apply leaves it alone."""
+POOL_LABELS: Final = ("node-fleet", "instance-type", "node.kubernetes.io/instance-type")
+"""Node labels that tell pools apart, beside the taints: the spec's ``node-fleet`` and ``instance-type``
+(taint keys too), and the well-known label EKS and Karpenter set. GPU and CPU pools fail differently,
+so the canary takes a node of each."""
+CANARY_ERROR_RATIO: Final = 1.5
+CANARY_ERROR_SLACK: Final = 0.001
+"""A canary node's SERVFAIL share may be at most 1.5 times the baseline nodes' plus 0.1 percentage
+point: the slack keeps a baseline of 0 from failing the canary on its first error."""
+CANARY_LATENCY_RATIO: Final = 1.5
+CANARY_LATENCY_SLACK: Final = 0.005
+"""A canary node's mean forward latency may be at most 1.5 times the baseline nodes' plus 5 ms."""
 
 # --- Grafana dashboard (not in the spec: issue 10) ----------------------------------------
 DASHBOARD_NAME: Final = "nodelocaldns-dashboard"

@@ -1,7 +1,7 @@
 """What each command of the deployer may do in a cluster: its RBAC rules, derived from the app's objects.
 
 A platform team's CI deploys with a service account, not as cluster-admin. The rules below
-are the least that ``deploy``, ``verify`` and ``uninstall`` need for an app's objects;
+are the least that ``deploy``, ``verify``, ``uninstall`` and ``cutover`` need for an app's objects;
 ``soak`` needs none (it asks Prometheus only). One table serves both sides:
 
 - :class:`~constructs_nld.rbac.DeployerRBAC` renders them as Roles (one per namespace) and a
@@ -23,6 +23,8 @@ the app uses:
 - ``verify``: ``get`` on each kind the app has, ``list`` on the component's pods, on the
   cluster's nodes (the taints the DaemonSet must tolerate) and on every PrometheusRule (no
   rule may query a metric that does not exist).
+- ``cutover``: ``deploy``'s (``promote`` is a deploy), ``delete`` on the pods (``start``
+  replaces the canary's) and ``list`` on the nodes (the canary is chosen among them).
 
 A cluster-scoped object of the app (a team's Namespace) gets its verbs cluster-wide. Pure
 code: the CLI imports it without cdk8s.
@@ -48,7 +50,7 @@ __all__ = [
     "rules",
 ]
 
-Command = Literal["deploy", "verify", "uninstall"]
+Command = Literal["deploy", "verify", "uninstall", "cutover"]
 """The commands that talk to the API server; ``soak`` reads Prometheus only."""
 
 RBAC_COMMANDS: Final[tuple[Command, ...]] = get_args(Command)
@@ -57,7 +59,12 @@ RBAC_COMMANDS: Final[tuple[Command, ...]] = get_args(Command)
 MONITORING_GROUP: Final = defaults.MONITORING_GROUP
 _DEPLOY_VERBS: Final = ("get", "list", "create", "patch", "delete")
 _UNINSTALL_VERBS: Final = ("get", "list", "delete")
-_POD_VERBS: Final = {"deploy": ("list",), "verify": ("list",), "uninstall": ("list", "delete")}
+_POD_VERBS: Final = {
+    "deploy": ("list",),
+    "verify": ("list",),
+    "uninstall": ("list", "delete"),
+    "cutover": ("list", "delete"),
+}
 
 
 @dataclass(frozen=True, order=True)
@@ -190,7 +197,7 @@ def rules(
         if monitoring_served:
             grant(None, MONITORING_GROUP, "prometheusrules", ("list",))
     else:
-        verbs = _DEPLOY_VERBS if command == "deploy" else _UNINSTALL_VERBS
+        verbs = _UNINSTALL_VERBS if command == "uninstall" else _DEPLOY_VERBS
         namespaces = {resource.namespace for resource in objects if resource.namespace}
         kinds = {(resource.group, resource.plural) for resource in objects if resource.namespace}
         for where in namespaces:
@@ -199,6 +206,8 @@ def rules(
         for resource in objects:
             if resource.namespace is None:
                 grant(None, resource.group, resource.plural, verbs)
+    if command == "cutover":
+        grant(None, "", "nodes", ("list",))
     grant(namespace, "", "pods", _POD_VERBS[command])
     return tuple(
         sorted(

@@ -28,9 +28,13 @@ MATRIX: list[str] = []
 
 
 @contextlib.contextmanager
-def after_write(k: int, action: Callable[[], None]) -> Iterator[list[str]]:
-    """Within the block, run ``action`` right after the ``k``-th real write; yields the writes so far."""
-    originals = {name: getattr(KubeClient, name) for name in WRITE_METHODS}
+def after_write(k: int, action: Callable[[], None], methods: tuple[str, ...] = WRITE_METHODS) -> Iterator[list[str]]:
+    """Within the block, run ``action`` right after the ``k``-th real write of ``methods``; yields the writes so far.
+
+    The default leaves out ``delete``: the deploy's matrix counts its writes without the
+    prune's; a cutover's deletes its canary pods, and its matrix counts them.
+    """
+    originals = {name: getattr(KubeClient, name) for name in methods}
     writes: list[str] = []
 
     def instrumented(name: str) -> Callable[..., Any]:
@@ -46,7 +50,7 @@ def after_write(k: int, action: Callable[[], None]) -> Iterator[list[str]]:
 
         return method
 
-    for name in WRITE_METHODS:
+    for name in methods:
         setattr(KubeClient, name, instrumented(name))
     try:
         yield writes

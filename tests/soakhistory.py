@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["STEP", "Cluster", "openmetrics"]
+__all__ = ["STEP", "Cluster", "CutoverHistory", "cutover_openmetrics", "openmetrics"]
 
 STEP = 60
 """Seconds between samples: the PodMonitor's default scrape interval."""
@@ -152,5 +152,93 @@ def openmetrics(clusters: Sequence[Cluster]) -> str:
     families: dict[str, list[str]] = {}
     for cluster in clusters:
         for line in (*_node_cache(cluster), *_kube_state_metrics(cluster), *_coredns(cluster)):
+            families.setdefault(line.split("{", 1)[0], []).append(line)
+    return "".join(line + "\n" for lines in families.values() for line in lines) + "# EOF\n"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CutoverHistory:
+    """A cutover's history from ``start`` to ``end``: canary and baseline pods of one PodMonitor job.
+
+    Each pod answers ``qps`` lookups a second, a share of them SERVFAIL (node-cache's answer
+    when forwarding fails), and forwards them with a mean upstream latency; the first canary
+    pod counts the setup errors and restarts given.
+    """
+
+    start: float
+    end: float
+    name: str = "healthy"
+    """Tells this history's job, namespace and pods from the others'."""
+    canaries: int = 2
+    baselines: int = 3
+    qps: float = 50.0
+    servfail: float = 0.002
+    canary_servfail: float = 0.002
+    latency: float = 0.010
+    canary_latency: float = 0.011
+    setup_errors_at: tuple[float, ...] = ()
+    restarts_at: tuple[float, ...] = ()
+
+    @property
+    def job(self) -> str:
+        return f"monitoring/nodelocaldns-cutover-{self.name}"
+
+    @property
+    def namespace(self) -> str:
+        return f"kube-system-cutover-{self.name}"
+
+    @property
+    def canary_pods(self) -> tuple[str, ...]:
+        return tuple(f"nld-{self.name}-canary-{i}" for i in range(self.canaries))
+
+    @property
+    def baseline_pods(self) -> tuple[str, ...]:
+        return tuple(f"nld-{self.name}-base-{i}" for i in range(self.baselines))
+
+    def times(self) -> Iterator[float]:
+        t = self.start
+        while t <= self.end:
+            yield t
+            t += STEP
+
+
+def _cutover(c: CutoverHistory) -> Iterator[str]:
+    """Each series of each pod, in time order."""
+    times = list(c.times())
+    for pod in (*c.canary_pods, *c.baseline_pods):
+        canary, first = pod in c.canary_pods, pod == c.canary_pods[0]
+        share = c.canary_servfail if canary else c.servfail
+        latency = c.canary_latency if canary else c.latency
+        lookups = [index * STEP * c.qps for index in range(len(times))]
+        errors = [sum(1 for at in c.setup_errors_at if first and at <= t) for t in times]
+        restarts = [sum(1 for at in c.restarts_at if first and at <= t) for t in times]
+        target = {"job": c.job, "namespace": c.namespace, "pod": pod, "container": "node-cache"}
+        answers = {**target, "server": "dns://[fd00::10]:53", "zone": "cluster.local.", "endpoint": "metrics"}
+        forward = {
+            **target,
+            "to": "[fd00:ec2::a]:53",
+            "rcode": "NOERROR",
+            "proxy_name": "forward",
+            "endpoint": "metrics",
+        }
+        ksm = {"job": "monitoring/kube-state-metrics", "namespace": c.namespace, "pod": pod, "container": "node-cache"}
+        series: tuple[tuple[str, dict[str, str], list[float]], ...] = (
+            ("coredns_dns_responses_total", {**answers, "rcode": "NOERROR"}, [n * (1 - share) for n in lookups]),
+            ("coredns_dns_responses_total", {**answers, "rcode": "SERVFAIL"}, [n * share for n in lookups]),
+            ("coredns_proxy_request_duration_seconds_count", forward, lookups),
+            ("coredns_proxy_request_duration_seconds_sum", forward, [n * latency for n in lookups]),
+            ("coredns_nodecache_setup_errors_total", {**target, "errortype": "iptables"}, [float(e) for e in errors]),
+            ("kube_pod_container_status_restarts_total", ksm, [float(r) for r in restarts]),
+        )
+        for name, labels, values in series:
+            text = _labels(**labels)
+            yield from (f"{name}{text} {value:.3f} {t:.0f}" for value, t in zip(values, times, strict=True))
+
+
+def cutover_openmetrics(histories: Sequence[CutoverHistory]) -> str:
+    """Every cutover history's series, for ``promtool tsdb create-blocks-from openmetrics``."""
+    families: dict[str, list[str]] = {}
+    for history in histories:
+        for line in _cutover(history):
             families.setdefault(line.split("{", 1)[0], []).append(line)
     return "".join(line + "\n" for lines in families.values() for line in lines) + "# EOF\n"

@@ -29,6 +29,7 @@ _WHAT: Final[dict[Command, str]] = {
     "deploy": "nothing applied",
     "verify": "nothing checked",
     "uninstall": "nothing deleted",
+    "cutover": "nothing applied",
 }
 
 

@@ -30,7 +30,8 @@ from constructs_nld.durations import duration_seconds
 if TYPE_CHECKING:
     from kubernetes.client.exceptions import ApiException
 
-    from constructs_nld.deploy.source import AppCommand
+    from constructs_nld.deploy.kube import KubeClient
+    from constructs_nld.deploy.source import AppCommand, AppSource
 
 __all__ = ["main", "parser"]
 
@@ -252,7 +253,72 @@ def parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help=f"seconds per Prometheus query (default: {DEPLOY_TIMEOUT:g})",
     )
+    _cutover(commands)
     return cli
+
+
+def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``cutover start|status|promote|rollback``: the staged cutover's four steps."""
+    cutover_cli = _subcommand(
+        commands,
+        "cutover",
+        "a new pod template on canary nodes first, the fleet only on a passing canary soak",
+        "Carry out the spec's soak gate: start a cutover on canary nodes, judge its soak, promote it or roll it back.",
+    )
+    steps = cutover_cli.add_subparsers(dest="step", metavar="{start,status,promote,rollback}", parser_class=_Parser)
+    steps.required = True
+
+    def step(name: str, help_text: str) -> _Parser:
+        return steps.add_parser(
+            name, parents=[_common(suppress=True)], help=help_text, description=help_text[0].upper() + help_text[1:]
+        )
+
+    start = step("start", "apply the app with OnDelete and replace the pods of the canary nodes only")
+    start.add_argument(
+        "--canary-nodes",
+        type=_count,
+        metavar="N",
+        help="N canary nodes, spread over the pools (default: one node of every pool)",
+    )
+    start.add_argument(
+        "--canary-selector",
+        default="",
+        metavar="SELECTOR",
+        help="choose the canary among the nodes of this label selector (all of them without --canary-nodes)",
+    )
+    _stall_after(start, "no canary pod becomes ready")
+    status = step("status", "show the canary pods and judge the canary soak against the other nodes")
+    promote = step("promote", "roll the rest of the fleet, if the canary soak passes")
+    for judged in (status, promote):
+        judged.add_argument(
+            "--prometheus", metavar="URL", help="Prometheus, e.g. http://prometheus:9090 (without: not enough data)"
+        )
+        judged.add_argument(
+            "--window",
+            type=_duration,
+            default=SOAK_WINDOW,
+            help=f"how long the canary must have run (default: {SOAK_WINDOW}, the spec's soak)",
+        )
+    promote.add_argument(
+        "--force", action="store_true", help="promote although the canary soak did not pass (recorded on the DaemonSet)"
+    )
+    rollback = step("rollback", "put the old template back on the canary nodes; nothing to do without a cutover")
+    for rolling in (promote, rollback):
+        _stall_after(rolling, "the rollout makes no progress")
+        rolling.add_argument(
+            "--progress", type=_progress, default=None, metavar="{" + ",".join(PROGRESS_MODES) + "}",
+            help="'tty' redraws one line, 'plain' logs a line per change (default: auto)",
+        )  # fmt: skip
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of nodes, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
 
 
 def _with_command(argv: Sequence[str]) -> list[str]:
@@ -328,6 +394,8 @@ def _run(args: argparse.Namespace) -> int:
         failed = [r for r in results if r.status == "fail"]
         print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
+    if args.command == "cutover":
+        return _run_cutover(args, client, source, stall_after)
     if args.command == "uninstall":
         from constructs_nld.deploy.commands.uninstall import uninstall
         from constructs_nld.deploy.options import UninstallOptions
@@ -363,3 +431,33 @@ def _soak(args: argparse.Namespace, source: AppCommand) -> int:
     report = soak_app(api, source, options, coredns_job=args.coredns_job)
     print(format_report(report))
     return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]
+
+
+def _run_cutover(args: argparse.Namespace, client: KubeClient, source: AppSource, stall_after: float) -> int:
+    """Run the cutover step ``args`` names; its exit code."""
+    from constructs_nld.deploy.commands import cutover
+    from constructs_nld.deploy.options import CutoverOptions
+    from constructs_nld.deploy.progress import make_progress
+    from constructs_nld.deploy.promapi import PrometheusAPI
+
+    options = CutoverOptions(
+        canary_nodes=getattr(args, "canary_nodes", None),
+        canary_selector=getattr(args, "canary_selector", ""),
+        window=getattr(args, "window", None) or _duration(SOAK_WINDOW),
+        force=getattr(args, "force", False),
+        timeout=args.timeout,
+        stall_after=stall_after,
+    )
+    url = getattr(args, "prometheus", None)
+    prometheus = PrometheusAPI(url, timeout=args.timeout) if url else None
+    progress = make_progress(getattr(args, "progress", None) or "auto", print)
+    if args.step == "start":
+        cutover.start(client, source, options)
+    elif args.step == "status":
+        report = cutover.status(client, source, options, prometheus)
+        return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]
+    elif args.step == "promote":
+        cutover.promote(client, source, options, prometheus, progress=progress)
+    else:
+        cutover.rollback(client, source, options, progress=progress)
+    return ExitCode.OK

@@ -7,7 +7,10 @@ from constructs_nld.deploy.exitcodes import ExitCode
 __all__ = [
     "ApiUnreachableError",
     "ClusterIPError",
+    "CutoverError",
     "DeployError",
+    "ForbiddenError",
+    "GateError",
     "InvalidConfigError",
     "KubeconfigError",
     "MonitoringUnavailableError",
@@ -73,3 +76,18 @@ class ForbiddenError(DeployError):
     """The kubeconfig's user lacks a permission the command needs (checked before its first write)."""
 
     exit_code = ExitCode.FORBIDDEN
+
+
+class CutoverError(DeployError):
+    """A cutover is in progress where none may be (a deploy, a second start), or none is where one must be."""
+
+    exit_code = ExitCode.CUTOVER
+
+
+class GateError(DeployError):
+    """``cutover promote`` refused: the canary soak did not pass; the exit code is the soak's verdict's."""
+
+    def __init__(self, message: str, exit_code: ExitCode) -> None:
+        """The refusal, and the code of the verdict that caused it."""
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -14,7 +14,7 @@ from typing import Final
 
 __all__ = ["COMMANDS", "EXIT_CODES", "ExitCode", "Meanings", "epilog", "markdown_table"]
 
-COMMANDS: Final = ("deploy", "verify", "uninstall", "soak")
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover")
 """The commands of ``deploy.py``; ``deploy`` is the default."""
 
 
@@ -33,6 +33,7 @@ class ExitCode(IntEnum):
     SOAK_NO_DATA = 9
     STALLED = 10
     FORBIDDEN = 11
+    CUTOVER = 12
 
 
 Meanings = tuple[tuple[tuple[str, ...], str], ...]
@@ -40,7 +41,7 @@ Meanings = tuple[tuple[tuple[str, ...], str], ...]
 
 
 _ALL: Final = COMMANDS
-_CLUSTER: Final = ("deploy", "verify", "uninstall")
+_CLUSTER: Final = ("deploy", "verify", "uninstall", "cutover")
 
 EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
     (
@@ -50,6 +51,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (("verify",), "every check passed (--uninstalled: nothing of NodeLocal DNS is left)"),
             (("uninstall",), "uninstalled, or nothing was installed"),
             (("soak",), "PASS: every signal passed"),
+            (("cutover",), "done (status: the canary soak PASSED; rollback: also when there was nothing to roll back)"),
         ),
     ),
     (
@@ -69,6 +71,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (("verify",), "bad arguments, kubeconfig or app"),
             (("uninstall",), "bad arguments, kubeconfig or app (nothing deleted)"),
             (("soak",), "bad arguments or app"),
+            (
+                ("cutover",),
+                "bad arguments, kubeconfig or app; start: a ConfigMap change node-cache would reload on every node "
+                "(nothing applied)",
+            ),
         ),
     ),
     (
@@ -80,6 +87,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 "the app serves (nothing applied)",
             ),
             (("uninstall",), "kube-dns-upstream exists with a foreign selector (nothing deleted)"),
+            (("cutover",), "start: as deploy's, or the fleet not settled on one template (nothing applied)"),
         ),
     ),
     (
@@ -98,10 +106,23 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
         ExitCode.CHECKS_FAILED,
         ((("verify",), "a check failed (each failure prints its cause and fix; --uninstalled: something is left)"),),
     ),
-    (ExitCode.SOAK_FAILED, ((("soak",), "FAIL: a signal failed"),)),
+    (
+        ExitCode.SOAK_FAILED,
+        (
+            (("soak",), "FAIL: a signal failed"),
+            (("cutover",), "status: the canary soak FAILED; promote: refused for it (nothing applied)"),
+        ),
+    ),
     (
         ExitCode.SOAK_NO_DATA,
-        ((("soak",), "NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window a rollout)"),),
+        (
+            (("soak",), "NOT ENOUGH DATA: nothing failed, but a signal lacks data (or the window a rollout)"),
+            (
+                ("cutover",),
+                "status: NOT ENOUGH DATA (the window shorter than --window, no --prometheus); promote: refused "
+                "for it (nothing applied)",
+            ),
+        ),
     ),
     (
         ExitCode.STALLED,
@@ -115,6 +136,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 "the node-cache pods did not go away within --stall-after (only the DaemonSet deleted; rerun to "
                 "continue)",
             ),
+            (
+                ("cutover",),
+                "start: a canary pod did not become ready within --stall-after (rollback ends it); promote, "
+                "rollback: the rollout made no progress for --stall-after (rerun to continue)",
+            ),
         ),
     ),
     (
@@ -124,6 +150,21 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 _CLUSTER,
                 "the kubeconfig's user lacks a permission the command needs: each is named (nothing applied or "
                 "deleted; the rules: DeployerRBAC)",
+            ),
+        ),
+    ),
+    (
+        ExitCode.CUTOVER,
+        (
+            (
+                ("deploy",),
+                "a cutover is in progress: a deploy would roll every node (cutover promote or rollback; nothing "
+                "applied)",
+            ),
+            (
+                ("cutover",),
+                "start: another cutover is in progress, or the app's template is the live one; status, promote: no "
+                "cutover is in progress (nothing applied)",
             ),
         ),
     ),

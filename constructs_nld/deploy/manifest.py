@@ -19,6 +19,7 @@ from constructs_nld.props import Interception, check_ipv6_address
 
 __all__ = [
     "CLIENT_SIDE_APPLY_MANAGERS",
+    "KARPENTER_DISRUPTION_TAINTS",
     "KUBE_DNS",
     "LAST_APPLIED_ANNOTATION",
     "MONITORING_GROUP",
@@ -42,6 +43,13 @@ __all__ = [
 
 KUBE_DNS: Final = ObjectRef("v1", "Service", defaults.NAMESPACE, defaults.KUBE_DNS_SERVICE_NAME)
 """Cluster DNS: the Service whose ClusterIP node-cache intercepts (NodeLocal DNS never writes it)."""
+
+KARPENTER_DISRUPTION_TAINTS: Final = frozenset(
+    {"karpenter.sh/unschedulable", "karpenter.sh/disrupted", "karpenter.sh/disruption"}
+)
+"""Taints Karpenter puts on a node it is draining for consolidation or replacement. The spec
+tolerates them deliberately never (tolerating them blocks consolidation): such a node is in
+transition, not a gap in the app's tolerations."""
 
 MONITORING_GROUP: Final = defaults.MONITORING_GROUP
 """The prometheus-operator API group: served only where its CRDs are installed."""

@@ -8,7 +8,7 @@ from typing import Final, Literal
 from constructs_nld import defaults
 from constructs_nld.durations import duration_seconds
 
-__all__ = ["SPEC_WINDOW", "DeployOptions", "ProgressMode", "SoakOptions", "UninstallOptions"]
+__all__ = ["SPEC_WINDOW", "CutoverOptions", "DeployOptions", "ProgressMode", "SoakOptions", "UninstallOptions"]
 
 ProgressMode = Literal["plain", "tty", "auto"]
 
@@ -88,3 +88,36 @@ class SoakOptions:
 
     end: float | None = None
     """Unix time the window ends. Default: - now."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CutoverOptions:
+    """How a cutover step runs: the canary's choice (``start``), the gate (``status``, ``promote``), the waits."""
+
+    canary_nodes: int | None = None
+    """How many canary nodes, spread over the pools. Default: - one node of every pool."""
+
+    canary_selector: str = ""
+    """A label selector of the nodes the canary is chosen among (all of them without ``canary_nodes``)."""
+
+    window: float = SPEC_WINDOW
+    """Seconds the canary must have run before its soak can pass. Default: - the spec's 3 days."""
+
+    force: bool = False
+    """``promote``: promote although the canary soak did not pass; recorded on the DaemonSet."""
+
+    timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds per API request, and for kube-dns-upstream's ClusterIP."""
+
+    stall_after: float = defaults.STALL_AFTER
+    """Seconds without a canary pod becoming ready (``start``) or the rollout progressing, after which it stops."""
+
+    poll_interval: float = 1.0
+    """Seconds between two reads of the pods or of the DaemonSet's status."""
+
+    def __post_init__(self) -> None:
+        """Refuse a canary of no node and windows that could never be waited out."""
+        if self.canary_nodes is not None and self.canary_nodes < 1:
+            raise ValueError(f"canary_nodes: must be at least 1, got {self.canary_nodes}")
+        _positive("window", self.window)
+        _positive("stall_after", self.stall_after)

@@ -210,6 +210,26 @@ CASES: dict[str, tuple[Case, int, str]] = {
         2,
         "error: unrecognized arguments: --wait (see deploy.py --help)",
     ),
+    "cutover without a step": (
+        lambda tmp, cp: (["cutover"], {}),
+        2,
+        "error: the following arguments are required: {{start,status,promote,rollback}} (see deploy.py cutover --help)",
+    ),
+    "cutover start --canary-nodes 0": (
+        lambda tmp, cp: (["cutover", "start", "--canary-nodes", "0"], {}),
+        2,
+        "error: argument --canary-nodes: must be at least 1, got '0' (see deploy.py cutover start --help)",
+    ),
+    "cutover status --window 0s": (
+        lambda tmp, cp: (["cutover", "status", "--window", "0s"], {}),
+        2,
+        "error: argument --window: must be longer than zero, got '0s' (see deploy.py cutover status --help)",
+    ),
+    "cutover rollback --force": (
+        lambda tmp, cp: (["cutover", "rollback", "--force"], {}),
+        2,
+        "error: unrecognized arguments: --force (see deploy.py --help)",
+    ),
     "an unknown command": (
         lambda tmp, cp: (["upgrade"], {}),
         2,

@@ -5,9 +5,10 @@ The app is the repository's own (``main.py``, the spec's component). The Service
 admin applies :class:`~constructs_nld.rbac.DeployerRBAC` (or that minus one rule) bound to it.
 Then:
 
-- with exactly those rules, ``deploy --wait``, ``verify``, ``uninstall`` and
-  ``verify --uninstalled`` succeed, and every rule is used by a request of its command (the
-  audit log says so): none is there for nothing;
+- with exactly those rules, ``deploy --wait``, a ``cutover`` (started, judged, rolled back,
+  started again and promoted), ``verify``, ``uninstall`` and ``verify --uninstalled``
+  succeed, and every rule is used by a request of its command (the audit log says so): none
+  is there for nothing;
 - without any one rule, the command that needs it exits on one line naming a verb and a
   resource of that rule, with no traceback and no write;
 - with ``verify``'s rules alone, ``verify`` passes and ``deploy`` refuses before any write.
@@ -46,6 +47,17 @@ _PREVIEW = [obj for path in sorted((REPO_ROOT / "dist").glob("*.yaml")) for obj 
 RULES: dict[Command, tuple[Rule, ...]] = {
     command: rules(command, component_resources(_PREVIEW)) for command in RBAC_COMMANDS
 }
+ARGV: dict[Command, tuple[str, ...]] = {"cutover": ("cutover", "start")}
+"""How each command is run where its name alone is not a command line."""
+
+BUMPED_APP = '''"""The spec's component with node-cache's image bumped: what a cutover puts on the canary."""
+import sys
+
+from constructs_nld import NodeLocalDNSProps
+from constructs_nld.app import main
+
+sys.exit(main(NodeLocalDNSProps(image="registry.k8s.io/dns/k8s-dns-node-cache:1.26.9")))
+'''
 REMOVALS = [(command, index) for command in RBAC_COMMANDS for index in range(len(RULES[command]))]
 
 
@@ -190,23 +202,34 @@ def _used(rule: Rule, events: list[dict[str, Any]]) -> bool:
 
 
 def test_with_exactly_its_rules_every_command_succeeds_and_uses_every_rule(
-    sim_deployer: Deployer, rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]]
+    sim_deployer: Deployer, rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]], tmp_path: Path
 ) -> None:
     rbac_rules, objects = rendered
     assert rbac_rules == RULES
     sim_deployer.grant(objects)
-    runs: dict[Command, list[tuple[str, ...]]] = {
-        "deploy": [("--wait", "--progress", "plain", "--stall-after", "60"), ()],
-        "verify": [("verify",)],
-        "uninstall": [("uninstall",)],
+    bumped = tmp_path / "bumped.py"
+    bumped.write_text(BUMPED_APP)
+    app = ("--app", f"python {bumped}")
+    waits = ("--stall-after", "60", "--progress", "plain")
+    runs: dict[Command, list[tuple[tuple[str, ...], int]]] = {
+        "deploy": [(("--wait", *waits), ExitCode.OK), ((), ExitCode.OK)],
+        "cutover": [
+            (("cutover", "start", *app, "--stall-after", "60"), ExitCode.OK),
+            (("cutover", "status", *app), ExitCode.SOAK_NO_DATA),
+            (("cutover", "rollback", *app, *waits), ExitCode.OK),
+            (("cutover", "start", *app, "--stall-after", "60"), ExitCode.OK),
+            (("cutover", "promote", *app, "--force", *waits), ExitCode.OK),
+        ],
+        "verify": [(("verify", *app), ExitCode.OK)],
+        "uninstall": [(("uninstall", *app), ExitCode.OK)],
     }
     events: dict[Command, list[dict[str, Any]]] = {}
     for command, argvs in runs.items():
         mark = sim_deployer.control_plane.audit_mark()
-        for argv in argvs:
-            assert sim_deployer.run(*argv) == ExitCode.OK, f"{command} {' '.join(argv)}"
+        for argv, expected in argvs:
+            assert sim_deployer.run(*argv) == expected, f"{command} {' '.join(argv)}"
         events[command] = sim_deployer.control_plane.requests_since(mark, user=USER)
-    assert sim_deployer.run("verify", "--uninstalled") == ExitCode.OK
+    assert sim_deployer.run("verify", "--uninstalled", *app) == ExitCode.OK
 
     unused = [
         f"{command}: {rule}" for command in RBAC_COMMANDS for rule in RULES[command] if not _used(rule, events[command])
@@ -229,7 +252,7 @@ def test_without_any_one_rule_the_command_that_needs_it_fails_on_one_line_and_wr
     capsys.readouterr()
     mark = deployer.control_plane.audit_mark()
 
-    code = deployer.run(command)
+    code = deployer.run(*ARGV.get(command, (command,)))
 
     err = capsys.readouterr().err.strip()
     assert code in (ExitCode.FORBIDDEN, ExitCode.ERROR), err

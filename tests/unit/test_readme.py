@@ -127,7 +127,7 @@ def test_the_deployer_rbac_example_synthesizes_roles_bound_to_the_ci_account(
         ("ClusterRole", None)
     }
     bindings = [o for o in objects if o["kind"].endswith("Binding")]
-    assert len(bindings) == 3 * 2 + 1  # deploy, uninstall: two Roles each; verify: two Roles and a ClusterRole
+    assert len(bindings) == 2 * 2 + 2 * 3  # deploy, uninstall: two Roles; verify, cutover: two Roles, a ClusterRole
     assert all(
         b["subjects"] == [{"kind": "ServiceAccount", "name": "nodelocaldns-deployer", "namespace": "ci"}]
         for b in bindings

@@ -12,6 +12,7 @@ from typing import Final
 from constructs_nld.deploy.checks import (
     alert_metric_prefix,
     cluster_dns_intact,
+    cutover_in_progress,
     daemonset_healthy,
     interception_mode,
     intercepts_kube_dns,
@@ -43,6 +44,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     interception_mode.check,
     live_matches_app.check,
     kube_dns_config_map.check,
+    cutover_in_progress.check,
 )
 """``verify``: the spec's smoke tests and its "Common Failure Modes" table, in the order they print."""
 

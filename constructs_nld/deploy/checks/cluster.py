@@ -14,11 +14,17 @@ from functools import cached_property
 from typing import Final, Literal
 
 from constructs_nld.deploy.component import Component
+from constructs_nld.deploy.cutover import CutoverState, state_of
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
-from constructs_nld.deploy.manifest import MONITORING_GROUP, created_at, has_condition, tolerates
+from constructs_nld.deploy.manifest import (
+    KARPENTER_DISRUPTION_TAINTS,
+    MONITORING_GROUP,
+    created_at,
+    has_condition,
+    tolerates,
+)
 
 __all__ = [
-    "KARPENTER_DISRUPTION_TAINTS",
     "TRANSITION_GRACE",
     "Check",
     "CheckResult",
@@ -34,13 +40,6 @@ TRANSITION_GRACE: Final = timedelta(minutes=5)
 
 _CONDITION_TAINT_PREFIX: Final = "node.kubernetes.io/"
 """Taints the node controller sets from node conditions (not-ready, memory-pressure, …)."""
-
-KARPENTER_DISRUPTION_TAINTS: Final = frozenset(
-    {"karpenter.sh/unschedulable", "karpenter.sh/disrupted", "karpenter.sh/disruption"}
-)
-"""Taints Karpenter puts on a node it is draining for consolidation or replacement. The spec
-tolerates them deliberately never (tolerating them blocks consolidation): such a node is in
-transition, not a gap in the app's tolerations."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +95,11 @@ class Cluster:
     def daemon_set(self) -> Manifest | None:
         """The live DaemonSet."""
         return self.live(self.component.daemon_set)
+
+    @cached_property
+    def cutover(self) -> CutoverState | None:
+        """The cutover in progress on the live DaemonSet, if one is."""
+        return state_of(self.daemon_set)
 
     @cached_property
     def upstream(self) -> Manifest | None:

@@ -51,7 +51,7 @@ def _status_problem(cluster: Cluster, daemon_set: Manifest, in_transition: int, 
             "app's tolerations, or the pods cannot start",
             f"wait for the nodes to settle and check taints against the app's tolerations; {logs}",
         )
-    if updated < desired:
+    if updated < desired and cluster.cutover is None:
         return CheckResult(
             NAME,
             "fail",

@@ -1,16 +1,23 @@
 """``live-matches-app``: every NodeLocal DNS object of the app is live with the app's values.
 
 An object whose kind the cluster does not serve (a PodMonitor without its CRD) is not
-counted as matching: it is named as not checked.
+counted as matching: it is named as not checked. During a cutover the DaemonSet is compared
+with the ``OnDelete`` strategy the cutover gives it.
 """
 
 from __future__ import annotations
 
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.compare import is_subset
-from constructs_nld.deploy.kube import KindNotServedError, ObjectRef
+from constructs_nld.deploy.cutover import with_on_delete
+from constructs_nld.deploy.kube import KindNotServedError, Manifest, ObjectRef
 
 NAME = "live-matches-app"
+
+
+def _cut_over(cluster: Cluster, desired: Manifest) -> bool:
+    """Whether ``desired`` is the DaemonSet during a cutover, which makes its update strategy ``OnDelete``."""
+    return desired is cluster.component.daemon_set and cluster.cutover is not None
 
 
 def check(cluster: Cluster) -> CheckResult:
@@ -26,7 +33,7 @@ def check(cluster: Cluster) -> CheckResult:
             continue
         if live is None:
             drifted.append(f"{ObjectRef.of(desired)} missing")
-        elif not is_subset(desired, live):
+        elif not is_subset(with_on_delete(desired) if _cut_over(cluster, desired) else desired, live):
             drifted.append(f"{ObjectRef.of(desired)} differs")
         else:
             matching += 1

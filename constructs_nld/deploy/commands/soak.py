@@ -29,15 +29,22 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Final
 
 from constructs_nld import defaults
-from constructs_nld.deploy.component import Component, locate
-from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.deploy.component import locate
+from constructs_nld.deploy.gate import (
+    VERDICTS,
+    Outcome,
+    SignalResult,
+    SoakTargets,
+    targets_of,
+    verdict_of,
+)
 from constructs_nld.deploy.options import SPEC_WINDOW, SoakOptions
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.source import AppSource
-from constructs_nld.durations import duration_seconds, format_duration
+from constructs_nld.durations import format_duration
 
 __all__ = [
     "MIN_COVERAGE",
@@ -52,12 +59,8 @@ __all__ = [
     "soak",
     "soak_app",
     "targets_of",
+    "verdict_of",
 ]
-
-Outcome = Literal["pass", "fail", "no data"]
-
-VERDICTS: Final[dict[Outcome, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
-"""How the last line of the report says each verdict."""
 
 MIN_COVERAGE: Final = 0.95
 """Share of a window's steps at which a signal's series must be present for the soak to judge it."""
@@ -65,75 +68,12 @@ MAX_STEPS: Final = 10_000
 """Prometheus refuses range queries of more than 11,000 points per series."""
 SEARCH: Final = 30 * 86400.0
 """How far back node-cache's first scrape is looked for (beyond Prometheus' usual 15-day retention)."""
-DEFAULT_SCRAPE_INTERVAL: Final = 60.0
 LOOKBACK: Final = 300.0
 """Prometheus' lookback: a series with a sample this recent has a current value."""
 
 
 def _when(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-@dataclass(frozen=True)
-class SoakTargets:
-    """Whose series the soak reads: all of it from the app, but the cluster CoreDNS job."""
-
-    job: str
-    """``job`` of node-cache's series: ``<namespace>/<name>`` of the app's PodMonitor."""
-
-    namespace: str
-    """The DaemonSet's namespace (kube-state-metrics' ``namespace`` label)."""
-
-    daemon_set: str
-    """The DaemonSet's name."""
-
-    container: str
-    """The node-cache container's name."""
-
-    scrape_interval: float
-    """Seconds between scrapes of node-cache (the PodMonitor's longest endpoint interval)."""
-
-    coredns_job: str
-    """``job`` of cluster CoreDNS's series (the spec's ``coredns`` PodMonitor)."""
-
-
-def targets_of(component: Component, coredns_job: str | None) -> SoakTargets:
-    """The soak's targets for the NodeLocal DNS of an app; ``coredns_job`` defaults to the ``coredns`` PodMonitor's.
-
-    The default puts that PodMonitor beside the app's (``<its namespace>/coredns``).
-    """
-    monitor = component.pod_monitor
-    if monitor is None:
-        raise InvalidConfigError(
-            "the app has no PodMonitor for the node-cache pods: soak reads their metrics by its job "
-            "(keep NodeLocalDNSProps(monitoring=True))"
-        )
-    namespace = monitor["metadata"]["namespace"]
-    intervals = [
-        duration_seconds("interval", endpoint["interval"])
-        for endpoint in monitor.get("spec", {}).get("podMetricsEndpoints") or []
-        if endpoint.get("interval")
-    ]
-    return SoakTargets(
-        job=f"{namespace}/{monitor['metadata']['name']}",
-        namespace=component.namespace,
-        daemon_set=component.daemon_set["metadata"]["name"],
-        container=str(component.container["name"]),
-        scrape_interval=max(intervals, default=DEFAULT_SCRAPE_INTERVAL),
-        coredns_job=coredns_job or f"{namespace}/coredns",
-    )
-
-
-@dataclass(frozen=True)
-class SignalResult:
-    """One row of the soak table."""
-
-    name: str
-    expected: str
-    observed: str
-    coverage: float | None
-    """Share of the steps with data, or None where it was not measured."""
-    outcome: Outcome
 
 
 @dataclass(frozen=True)
@@ -150,10 +90,7 @@ class SoakReport:
     @property
     def verdict(self) -> Outcome:
         """``fail`` if a signal failed, else ``no data`` if one lacked data, else ``pass``."""
-        outcomes = {signal.outcome for signal in self.signals}
-        if "fail" in outcomes:
-            return "fail"
-        return "no data" if "no data" in outcomes else "pass"
+        return verdict_of(self.signals)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any, Final
 from constructs_nld.deploy.access import check_access, served_refs
 from constructs_nld.deploy.applyset import ApplySet
 from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.cutover import state_of, summary
 from constructs_nld.deploy.errors import StalledError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
@@ -92,6 +93,9 @@ class _Uninstall:
     def remove_daemon_set(self, ref: ObjectRef, live: Manifest | None) -> None:
         """Step 2: delete the DaemonSet (foreground) and wait until none of its pods is left."""
         name = ref.name
+        state = state_of(live)
+        if state is not None:
+            self.out(f"[2/{_STEPS}] ending the cutover of {ref} ({summary(state)}): its state goes with the DaemonSet")
         if live is not None and not live["metadata"].get("deletionTimestamp"):
             self.delete(ref, live, propagation="Foreground")
         what = "deleted" if ref in self.report.deleted else ("being deleted" if live is not None else "already gone")
