@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +23,7 @@ from constructs_nld import defaults
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.manifest import is_ready
+from tests.controlplane import REPO_ROOT
 from tests.faults import MATRIX, WRITE_METHODS, after_write
 from tests.fleet import eks_fleet, fleet_node
 from tests.simcluster import PodFate, SimulatedCluster
@@ -224,6 +227,32 @@ def test_while_a_cutover_is_in_progress_deploy_refuses_verify_warns_another_star
     assert run(fleet, "uninstall", "--app", bumped) == 0
     assert "ending the cutover of daemonset/kube-system/node-local-dns (started " in capsys.readouterr().out
     assert run(fleet, "verify", "--uninstalled", "--app", bumped) == 0
+
+
+def test_of_two_cutovers_started_at_once_one_runs_and_the_other_is_refused(
+    fleet: SimulatedCluster, bumped: str, tmp_path: Path
+) -> None:
+    other = app(tmp_path, "other", 'image="registry.k8s.io/dns/k8s-dns-node-cache:1.26.10"')
+    kubeconfig = str(fleet.control_plane.kubeconfig_path)
+    starts = {
+        command: subprocess.Popen(
+            [sys.executable, "deploy.py", "--kubeconfig", kubeconfig, "cutover", "start", "--app", command],
+            cwd=REPO_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for command in (bumped, other)
+    }
+    errors = {command: process.communicate(timeout=300)[1] for command, process in starts.items()}
+    codes = {command: process.returncode for command, process in starts.items()}
+
+    assert sorted(codes.values()) == [0, ExitCode.CUTOVER], errors
+    (winner,) = [command for command, code in codes.items() if code == 0]
+    (refusal,) = [text for command, text in errors.items() if command != winner]
+    assert "with another pod template" in refusal or "changed while this cutover was planned" in refusal, refusal
+    won = NEW_IMAGE if winner == bumped else "registry.k8s.io/dns/k8s-dns-node-cache:1.26.10"
+    assert {image(pod) for node, pod in pods(fleet).items() if node in {"base-1", "cpu-1", "gpu-1"}} == {won}
 
 
 def test_a_node_that_joins_during_the_cutover_gets_the_new_template(
