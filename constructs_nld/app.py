@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from constructs_nld.defaults import CLUSTER_IP_ENV
+from constructs_nld.defaults import CLUSTER_IP_ENV, CONTEXT_ENV
 from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
 from constructs_nld.roles import Phase
@@ -37,6 +37,7 @@ __all__ = [
     "PREVIEW_DIR",
     "STAGING_DIR",
     "SynthesizedChart",
+    "context_from_environment",
     "main",
     "props_from_environment",
     "synthesize",
@@ -63,14 +64,28 @@ class SynthesizedChart:
     """The manifests, in the chart's order."""
 
 
-def props_from_environment(environ: Mapping[str, str], props: NodeLocalDNSProps | None = None) -> NodeLocalDNSProps:
+def context_from_environment(environ: Mapping[str, str]) -> str | None:
+    """The kubeconfig context ``deploy.py`` synthesizes for (``$NLD_CONTEXT``), or None (a preview, one cluster)."""
+    return environ.get(CONTEXT_ENV, "").strip() or None
+
+
+def props_from_environment(
+    environ: Mapping[str, str],
+    props: NodeLocalDNSProps | None = None,
+    *,
+    clusters: Mapping[str, NodeLocalDNSProps] | None = None,
+) -> NodeLocalDNSProps:
     """``props`` (default: the spec's) with the ClusterIP from ``KUBE_DNS_CLUSTER_IP``, if set.
+
+    ``clusters`` holds per-cluster props by kubeconfig context: when ``$NLD_CONTEXT`` names
+    one of them, those props are used instead of ``props`` (a pool's taint only one cluster has).
 
     An unset or empty variable gives a preview. A bad value raises the prop's own error,
     which names the variable it came from. Portable props take no address: they are
     returned as they are, and the deploy checks the live address without writing it.
     """
-    base = props or NodeLocalDNSProps()
+    context = context_from_environment(environ)
+    base = (clusters or {}).get(context or "") or props or NodeLocalDNSProps()
     value = environ.get(CLUSTER_IP_ENV, "").strip()
     if not value or base.portable:
         return base
@@ -99,15 +114,23 @@ def _replace_directory(source: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def main(props: NodeLocalDNSProps | None = None, environ: Mapping[str, str] = os.environ) -> int:
+def main(
+    props: NodeLocalDNSProps | None = None,
+    environ: Mapping[str, str] = os.environ,
+    *,
+    clusters: Mapping[str, NodeLocalDNSProps] | None = None,
+) -> int:
     """Synthesize ``props`` (default: the spec's) with the ClusterIP of ``$KUBE_DNS_CLUSTER_IP``; return the exit code.
+
+    ``clusters``: per-cluster props by kubeconfig context, used when ``$NLD_CONTEXT`` names
+    one (:func:`props_from_environment`).
 
     ``deploy.py`` runs the app with the variable set to the live address
     (:func:`props_from_environment`). One line on stderr says what was written: a preview
     or deployable output, and where.
     """
     try:
-        props = props_from_environment(environ, props)
+        props = props_from_environment(environ, props, clusters=clusters)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ __all__ = [
     "CLUSTER_DOMAIN_CACHE_DENIAL",
     "CLUSTER_DOMAIN_CACHE_SUCCESS",
     "CLUSTER_IP_ENV",
+    "CONTEXT_ENV",
     "CONFIG_MAP_NAME",
     "CONTAINER_NAME",
     "COREFILE_BASE_MOUNT",
@@ -102,6 +103,7 @@ __all__ = [
     "CANARY_LATENCY_SLACK",
     "CUTOVER_ANNOTATION",
     "CUTOVER_FIELD_MANAGER",
+    "FLEET_PARALLEL",
     "LAST_CUTOVER_ANNOTATION",
     "POOL_LABELS",
     "SOAK_WINDOW",
@@ -117,6 +119,9 @@ __all__ = [
 # --- how the address reaches a synth -----------------------------------------------------
 CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
 """Environment variable holding the live kube-dns ClusterIP for ``cdk8s synth`` (``deploy.py`` sets it)."""
+CONTEXT_ENV: Final = "NLD_CONTEXT"
+"""Environment variable holding the kubeconfig context ``deploy.py`` synthesizes the app for (unset: a preview,
+or one cluster without ``--context``): an app keeps per-cluster props in a dict keyed by it."""
 
 # --- where things live ------------------------------------------------------------------
 NAMESPACE: Final = "kube-system"
@@ -263,6 +268,11 @@ SOAK_BASELINE_WINDOW: Final = "1d"
 """How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
 SOAK_MIN_QPS_DROP: Final = 0.5
 """The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
+
+FLEET_PARALLEL: Final = 4
+"""Clusters a fleet command works on at once. Each cluster's run waits on its API server most of the time,
+but first synthesizes the app (about a second of CPU): 4 keeps a 2-core CI runner busy without queueing
+synths behind each other, and keeps 4 rollouts' output readable."""
 
 # --- the staged cutover (deploy.py cutover; not in the spec: issue 22) ----------------------
 CUTOVER_ANNOTATION: Final = "nodelocaldns.constructs-nld.io/cutover"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final, NoReturn
 
 from constructs_nld.defaults import (
     DEPLOY_TIMEOUT,
+    FLEET_PARALLEL,
     PROGRESS_MODES,
     SOAK_BASELINE_WINDOW,
     SOAK_MIN_QPS_DROP,
@@ -43,7 +44,7 @@ _SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
 
 """
 
-_COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout")
+_COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout", "--contexts-from", "--parallel")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,7 +112,7 @@ def _common(*, suppress: bool) -> _Parser:
     common.add_argument(
         "--kubeconfig", default=default, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
-    common.add_argument("--context", default=default, help="kubeconfig context (default: the current one)")
+    _fleet_options(common, suppress=suppress)
     common.add_argument(
         "--timeout",
         type=_timeout,
@@ -120,6 +121,42 @@ def _common(*, suppress: bool) -> _Parser:
         f"while the DaemonSet's status keeps changing (default: {DEPLOY_TIMEOUT:g})",
     )
     return common
+
+
+def _fleet_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """Which clusters: one context (the default), several, all of the kubeconfig's, or a file's; how many at once."""
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--context",
+        action="append",
+        default=default,
+        help="kubeconfig context (default: the current one); give it again for a fleet of clusters",
+    )
+    parser.add_argument(
+        "--all-contexts",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="every context of the kubeconfig, as a fleet",
+    )
+    parser.add_argument(
+        "--contexts-from",
+        metavar="FILE",
+        default=default,
+        help="the fleet a YAML file lists: context names, or 'clusters:' entries with 'context:' (see docs/fleet.md)",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=_count,
+        metavar="N",
+        default=argparse.SUPPRESS if suppress else FLEET_PARALLEL,
+        help=f"fleet: clusters worked on at once (default: {FLEET_PARALLEL})",
+    )
+    parser.add_argument(
+        "--fail-fast",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="fleet: start no cluster after the first failure",
+    )
 
 
 def _subcommand(
@@ -153,7 +190,9 @@ def parser() -> argparse.ArgumentParser:
     cli = _Parser(
         prog="deploy.py",
         description="Deploy the cdk8s app's NodeLocal DNSCache in apply order, or verify a live install.",
-        epilog=epilog("deploy") + "verify, uninstall, soak: their exit codes are in deploy.py COMMAND --help\n",
+        epilog=epilog("deploy")
+        + "verify, uninstall, soak, cutover: their exit codes are in deploy.py COMMAND --help\n"
+        + "a fleet (several --context, --all-contexts, --contexts-from): the worst cluster's code, the highest\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common(suppress=False)],
     )
@@ -161,7 +200,7 @@ def parser() -> argparse.ArgumentParser:
     commands = cli.add_subparsers(
         dest="command",
         metavar="{" + ",".join(COMMANDS) + "}",
-        help="deploy (default), verify, uninstall or soak",
+        help="deploy (default), verify, uninstall, soak or cutover",
         parser_class=_Parser,
     )
     deploy_cli = _subcommand(
@@ -194,6 +233,12 @@ def parser() -> argparse.ArgumentParser:
         "'auto' is tty on a terminal (default: auto)",
     )
     _stall_after(deploy_cli, "--wait sees no pod become updated and available")
+    deploy_cli.add_argument(
+        "--waves",
+        metavar="SIZES",
+        help="fleet: deploy and verify the clusters in waves of these sizes, in order, stopping after a wave "
+        "that fails (e.g. 1,rest)",
+    )
     verify_cli = _subcommand(
         commands,
         "verify",
@@ -220,7 +265,18 @@ def parser() -> argparse.ArgumentParser:
         "Judge the spec's soak gate: the four signals of the app's NodeLocal DNS, from Prometheus.",
         cluster=False,
     )
-    soak_cli.add_argument("--prometheus", required=True, metavar="URL", help="Prometheus, e.g. http://prometheus:9090")
+    soak_cli.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help="Prometheus, e.g. http://prometheus:9090; in a fleet, '{cluster}' is each cluster's name "
+        "(default: the --contexts-from file's 'prometheus:')",
+    )
+    soak_cli.add_argument(
+        "--kubeconfig",
+        default=argparse.SUPPRESS,
+        help="kubeconfig file, for --all-contexts (default: $KUBECONFIG or ~/.kube/config)",
+    )
+    _fleet_options(soak_cli, suppress=True)
     soak_cli.add_argument(
         "--window",
         type=_duration,
@@ -378,11 +434,26 @@ def _run(args: argparse.Namespace) -> int:
     from constructs_nld.deploy.source import AppCommand
 
     source = AppCommand.from_project(command=args.app)
+    from constructs_nld.deploy.fleet import select
+
+    members = select(args.kubeconfig, args.context or [], all_contexts=args.all_contexts, from_file=args.contexts_from)
+    if members is not None:
+        from constructs_nld.deploy.fleetcli import run_fleet_command
+
+        return run_fleet_command(args, source, members)
+    if getattr(args, "waves", None):
+        print(
+            "error: --waves: only for a fleet (several --context, --all-contexts or --contexts-from)", file=sys.stderr
+        )
+        return ExitCode.INVALID
     if args.command == "soak":
+        if not args.prometheus:
+            print("error: soak: --prometheus URL is required (see deploy.py soak --help)", file=sys.stderr)
+            return ExitCode.INVALID
         return _soak(args, source)
     from constructs_nld.deploy.kube import load_client
 
-    client = load_client(args.kubeconfig, args.context, timeout=args.timeout)
+    client = load_client(args.kubeconfig, args.context[0] if args.context else None, timeout=args.timeout)
     stall_after = getattr(args, "stall_after", None) or STALL_AFTER
     if args.command == "verify":
         from constructs_nld.deploy.checks import format_result

@@ -33,6 +33,7 @@ __all__ = [
     "Manifest",
     "ObjectRef",
     "ResourceType",
+    "kubeconfig_contexts",
     "load_client",
 ]
 
@@ -372,6 +373,11 @@ class KubeClient:
         """
         return tuple(self._review("SelfSubjectRulesReview", {"namespace": namespace}).get("resourceRules") or ())
 
+    def version(self) -> str:
+        """The API server's version (``/version``): a read any authenticated user may make, to test credentials."""
+        answer: Manifest = self._request("GET", "/version")
+        return str(answer.get("gitVersion", ""))
+
     def served_resources(self, group_version: str) -> set[str] | None:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
         served = self._discover(group_version)
@@ -425,6 +431,12 @@ def _read_kubeconfig(kubeconfig: str | None) -> tuple[Path, dict[str, Any]]:
     if not isinstance(data, dict) or not data.get("contexts"):
         raise KubeconfigError(f"kubeconfig {path} defines no contexts")
     return path, data
+
+
+def kubeconfig_contexts(kubeconfig: str | None) -> tuple[str, ...]:
+    """Every context of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``), in file order."""
+    _, data = _read_kubeconfig(kubeconfig)
+    return tuple(str(c["name"]) for c in data["contexts"] if isinstance(c, dict) and c.get("name"))
 
 
 def load_client(kubeconfig: str | None, context: str | None, *, timeout: float) -> KubeClient:

@@ -3,7 +3,8 @@
 One source of configuration: what a user writes in their app (``main.py`` or any ``app:``
 of ``cdk8s.yaml``) is what ``cdk8s synth`` writes, what ``deploy.py`` applies and what
 ``verify`` checks. The app is run as ``cdk8s synth`` runs it — a shell command in the
-project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP``, which
+project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP`` and, in a fleet,
+``NLD_CONTEXT`` (the cluster's kubeconfig context), which
 :func:`constructs_nld.app.props_from_environment` reads.
 """
 
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from constructs_nld.defaults import CLUSTER_IP_ENV
+from constructs_nld.defaults import CLUSTER_IP_ENV, CONTEXT_ENV
 from constructs_nld.deploy.errors import InvalidConfigError
 
 if TYPE_CHECKING:
@@ -71,6 +72,9 @@ class AppCommand:
     directory: Path
     """Where it runs: the directory of ``cdk8s.yaml``."""
 
+    context: str | None = None
+    """The kubeconfig context it is synthesized for, given to the app as ``$NLD_CONTEXT`` (None: unset)."""
+
     @classmethod
     def from_project(cls, directory: Path | None = None, *, command: str | None = None) -> AppCommand:
         """The app of the cdk8s project in ``directory`` (default: the working directory).
@@ -105,8 +109,11 @@ class AppCommand:
         env = dict(os.environ)
         env["CDK8S_OUTDIR"] = str(outdir)
         env.pop(CLUSTER_IP_ENV, None)
+        env.pop(CONTEXT_ENV, None)
         if cluster_ip is not None:
             env[CLUSTER_IP_ENV] = cluster_ip
+        if self.context is not None:
+            env[CONTEXT_ENV] = self.context
         env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
         return env
 

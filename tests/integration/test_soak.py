@@ -17,8 +17,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+import yaml
 
 from constructs_nld.deploy.commands.soak import SoakReport, SoakTargets, soak
 from constructs_nld.deploy.options import SoakOptions
@@ -256,3 +258,38 @@ def test_a_first_scrape_at_the_end_of_the_history_is_found_for_the_baseline(soak
     qps = observed(report, "cluster CoreDNS QPS")
     assert "already scraped" not in qps
     assert "vs 200.0/s before" in qps, qps
+
+
+def test_a_fleet_soak_judges_each_cluster_on_its_own_prometheus_and_exits_with_the_worst(
+    soaked: Backfilled, tmp_path: Path
+) -> None:
+    listed = tmp_path / "clusters.yaml"
+    listed.write_text(
+        yaml.safe_dump(
+            {
+                "clusters": [
+                    {"context": "ci-east", "prometheus": soaked.url},
+                    {"context": "ci-west", "name": "west", "prometheus": soaked.url},
+                    {"context": "ci-lost", "prometheus": "http://[::1]:9"},  # nothing listens there
+                ]
+            }
+        )
+    )
+
+    done = subprocess.run(
+        [sys.executable, "deploy.py", "--contexts-from", str(listed), "soak"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "[ci-east] verdict: PASS" in lines and "[west] verdict: PASS" in lines, done.stdout
+    assert any(line.startswith("[ci-lost] error: ") for line in lines), done.stdout
+    header = next(index for index, line in enumerate(lines) if line.startswith("cluster "))
+    table = {line.split()[0]: line.split()[1:3] for line in lines[header + 1 : -1]}
+    assert table == {"ci-east": ["PASS", "0"], "west": ["PASS", "0"], "ci-lost": ["failed", "1"]}
+    assert lines[-1] == "exit 1: ci-lost (failed); 1 of 3 failed"

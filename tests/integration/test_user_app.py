@@ -238,7 +238,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
     assert verified.returncode == 0, verified.stdout
     assert "PASS node-taints-tolerated: every taint on 1 node(s) tolerated" in verified.stdout
     assert "PASS podmonitor-scrapes-both-ports" in verified.stdout
-    assert verified.stdout.rstrip().endswith("12 passed, 0 failed")
+    assert verified.stdout.rstrip().endswith("13 passed, 0 failed")
 
     write_app(project, extra_toleration=False)
     failed = run_cli(installed_python, project, user_cluster, "verify")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from constructs_nld import NodeLocalDNSProps, Ports, props_from_environment
+from constructs_nld import NodeLocalDNSProps, Ports, context_from_environment, props_from_environment
 from constructs_nld.app import main
 
 FILE_NAMES = [
@@ -107,6 +107,27 @@ def test_variable_keeps_the_other_props() -> None:
         8081,
         "fd00:ec2::a",
     )
+
+
+def test_the_context_picks_the_props_of_its_cluster_and_others_get_the_apps_own() -> None:
+    base = NodeLocalDNSProps(monitoring_namespace="observability")
+    clusters = {"ci-east": NodeLocalDNSProps(cpu_request="50m")}
+    ip = {"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}
+
+    east = props_from_environment({**ip, "NLD_CONTEXT": " ci-east "}, base, clusters=clusters)
+    west = props_from_environment({**ip, "NLD_CONTEXT": "ci-west"}, base, clusters=clusters)
+    preview = props_from_environment({"NLD_CONTEXT": "ci-east"}, base, clusters=clusters)
+
+    assert (east.cpu_request, east.monitoring_namespace, east.kube_dns_cluster_ip) == (
+        "50m",
+        "monitoring",
+        "fd00:ec2::a",
+    )
+    assert (west.cpu_request, west.monitoring_namespace) == (NodeLocalDNSProps().cpu_request, "observability")
+    assert preview.kube_dns_cluster_ip is None and preview.cpu_request == "50m"
+    assert context_from_environment({"NLD_CONTEXT": "ci-east"}) == "ci-east"
+    assert context_from_environment({"NLD_CONTEXT": " "}) is None
+    assert context_from_environment({}) is None
 
 
 def test_fails_when_variable_is_ipv4() -> None:

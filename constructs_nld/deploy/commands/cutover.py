@@ -222,6 +222,12 @@ class _Start(Deployment):
         pods = _pods(self.client, self.component)
         revisions = sorted({_revision(pod) for pod in pods})
         if not status.complete or status.updated < status.desired or len(revisions) != 1:
+            started = state_of(self.client.get(self.ref))
+            if started is not None:  # another start got there first, since this one read the DaemonSet
+                raise CutoverError(
+                    f"another cutover of {self.ref} started while this cutover was planned ({summary(started)}): "
+                    "nothing was applied; see 'python deploy.py cutover status'"
+                )
             raise PreconditionError(
                 f"{self.ref} is not settled on one template ({status}; {len(revisions)} template revision(s) among "
                 "its pods): a cutover starts from a finished rollout; finish it with 'python deploy.py --wait'"

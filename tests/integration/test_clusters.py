@@ -1,0 +1,260 @@
+"""A fleet of clusters in one run: three of the suite's control planes and two simulated clusters, one kubeconfig.
+
+Contexts ``east``, ``west`` and ``north`` are control planes alone (etcd and kube-apiserver,
+each with its own kube-dns ClusterIP); ``sim`` and ``sim2`` are simulated clusters, with
+controllers and kwok's nodes, where pods run and ``verify`` can pass. Every cluster's writes
+are read from its own audit log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from constructs_nld.deploy.cli import main
+from constructs_nld.deploy.exitcodes import ExitCode
+from tests.controlplane import ControlPlane
+from tests.fleet import eks_fleet
+from tests.multicluster import merged_kubeconfig
+from tests.simcluster import SimulatedCluster
+
+DAEMON_SET = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
+KUBE_DNS = "/api/v1/namespaces/kube-system/services/kube-dns"
+UPSTREAM = "/api/v1/namespaces/kube-system/services/kube-dns-upstream"
+PLANES = ("east", "west", "north")
+
+PER_CLUSTER_APP = '''"""A team's app: a pool only cluster 'sim' has, tainted dedicated=ci, tolerated there alone."""
+import sys
+
+from constructs_nld import NodeLocalDNSProps, Toleration, default_tolerations
+from constructs_nld.app import main
+
+DEDICATED = Toleration(key="dedicated", value="ci", effect="NoSchedule")
+CLUSTERS = {"sim": NodeLocalDNSProps(tolerations=(*default_tolerations(), DEDICATED))}
+
+sys.exit(main(NodeLocalDNSProps(), clusters=CLUSTERS))
+'''
+
+
+class Fleet:
+    """The clusters by context name, and the kubeconfig that holds them all."""
+
+    def __init__(self, planes: dict[str, ControlPlane], sims: dict[str, SimulatedCluster], directory: Path) -> None:
+        self.sims = sims
+        self.planes = {**planes, **{name: sim.control_plane for name, sim in sims.items()}}
+        self.kubeconfig = merged_kubeconfig(self.planes, directory / "fleet.kubeconfig")
+
+    def run(self, *args: str) -> int:
+        return main(["--kubeconfig", str(self.kubeconfig), "--timeout", "10", *args])
+
+    def marks(self) -> dict[str, int]:
+        return {name: plane.audit_mark() for name, plane in self.planes.items()}
+
+    def writes_since(self, marks: dict[str, int]) -> dict[str, list[str]]:
+        return {
+            name: [f"{e['verb']} {e['requestURI']}" for e in plane.mutating_requests_since(marks[name])]
+            for name, plane in self.planes.items()
+        }
+
+    def local_ip(self, name: str) -> str | None:
+        daemon_set = self.planes[name].fixture_api().get(DAEMON_SET)
+        if daemon_set is None:
+            return None
+        args = daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
+        return str(args[args.index("-localip") + 1])
+
+    def kube_dns_ip(self, name: str) -> str:
+        service = self.planes[name].fixture_api().get(KUBE_DNS)
+        assert service is not None
+        return str(service["spec"]["clusterIP"])
+
+
+@pytest.fixture(scope="module")
+def planes() -> Iterator[dict[str, ControlPlane]]:
+    started: dict[str, ControlPlane] = {}
+    try:
+        for name in PLANES:
+            started[name] = ControlPlane().start()
+        yield started
+    finally:
+        for plane in started.values():
+            plane.stop()
+
+
+@pytest.fixture(scope="module")
+def second_sim() -> Iterator[SimulatedCluster]:
+    with SimulatedCluster() as sim:
+        yield sim
+
+
+@pytest.fixture
+def fleet(
+    planes: dict[str, ControlPlane], sim: SimulatedCluster, second_sim: SimulatedCluster, tmp_path: Path
+) -> Fleet:
+    for plane in planes.values():
+        if not plane.apiserver_running:
+            plane.start_apiserver()
+        plane.reset()
+    second_sim.reset()
+    sim.add_nodes(eks_fleet(6))
+    second_sim.add_nodes(eks_fleet(6))
+    return Fleet(planes, {"sim": sim, "sim2": second_sim}, tmp_path)
+
+
+def contexts(*names: str) -> list[str]:
+    return [arg for name in names for arg in ("--context", name)]
+
+
+def rows(out: str) -> dict[str, list[str]]:
+    """The summary table's rows by cluster: result, exit code, objects changed, pods, duration."""
+    table = out[out.index("\ncluster ") + 1 :].splitlines()
+    body = [line for line in table[1:] if line and not line.startswith(("exit ", "every cluster "))]
+    return {line.split()[0]: re.split(r"\s{2,}", line)[1:] for line in body}
+
+
+def test_a_fleet_deploy_writes_each_clusters_own_address_and_its_rerun_writes_nothing(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    everyone = ("east", "west", "north", "sim")
+
+    assert fleet.run(*contexts(*everyone)) == 0
+
+    out = capsys.readouterr().out
+    addresses = {name: fleet.kube_dns_ip(name) for name in everyone}
+    assert len(set(addresses.values())) == len(everyone)  # each its own kube-dns
+    assert {name: fleet.local_ip(name) for name in everyone} == {
+        name: f"fd00::10,{address}" for name, address in addresses.items()
+    }
+    assert {name: row[:3] for name, row in rows(out).items()} == dict.fromkeys(everyone, ["deployed", "0", "7"])
+    assert all(re.fullmatch(r"\d+/\d+", row[3]) for row in rows(out).values()), out
+    assert out.rstrip().endswith("every cluster exited 0 (4 of 4 ran)")
+    assert all(re.search(rf"^\[{name}\] \[2/7\] kube-dns ClusterIP: ", out, re.M) for name in everyone), out
+
+    marks = fleet.marks()
+    assert fleet.run(*contexts(*everyone)) == 0
+    assert {name: row[0] for name, row in rows(capsys.readouterr().out).items()} == dict.fromkeys(everyone, "unchanged")
+    assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
+
+
+def test_a_stopped_api_server_fails_its_row_only_and_fail_fast_stops_at_it(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet.planes["west"].stop_apiserver()
+
+    code = fleet.run(*contexts("east", "west", "north"))
+    out = capsys.readouterr().out
+    fast = fleet.run(*contexts("west", "sim"), "--parallel", "1", "--fail-fast")
+    fast_out = capsys.readouterr().out
+
+    assert code == ExitCode.ERROR, out
+    assert rows(out)["west"][:2] == ["unreachable", "1"]
+    assert rows(out)["east"][0] == rows(out)["north"][0] == "deployed"
+    assert re.search(r"^\[west\] error: cannot reach the API server at ", out, re.M), out
+    assert "exit 1: west (unreachable); 1 of 3 failed" in out
+    assert fast == ExitCode.ERROR
+    assert rows(fast_out)["sim"][0] == "skipped (--fail-fast after west)"
+    assert fleet.local_ip("sim") is None  # untouched
+
+
+def test_waves_stop_after_a_failing_first_cluster_and_leave_the_rest_untouched(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = tmp_path / "clusters.yaml"
+    # east has no nodes: its deploy works, but its verify fails (no node-cache pod anywhere).
+    listed.write_text(yaml.safe_dump({"clusters": [{"context": "east"}, {"context": "sim"}, {"context": "west"}]}))
+    marks = fleet.marks()
+
+    code = fleet.run("--contexts-from", str(listed), "--waves", "1,rest")
+
+    out = capsys.readouterr().out
+    assert code == ExitCode.CHECKS_FAILED, out
+    assert rows(out)["east"][0].startswith("deployed, verify: ") and rows(out)["east"][1] == "7"
+    assert rows(out)["sim"][0] == rows(out)["west"][0] == "skipped (wave 1 failed)"
+    assert {name for name, writes in fleet.writes_since(marks).items() if writes} == {"east"}
+
+
+def test_verify_across_the_fleet_fails_on_the_cluster_whose_upstream_was_recreated(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert fleet.run(*contexts("sim", "sim2"), "--wait", "--stall-after", "60") == 0
+    rest = fleet.planes["sim2"].fixture_api()
+    upstream = rest.get(UPSTREAM)
+    assert upstream is not None
+    rest.request("DELETE", UPSTREAM)
+    spec = {k: v for k, v in upstream["spec"].items() if k not in ("clusterIP", "clusterIPs")}
+    metadata = {k: upstream["metadata"][k] for k in ("name", "namespace", "labels")}
+    rest.request(
+        "POST", "/api/v1/namespaces/kube-system/services", body={**upstream, "metadata": metadata, "spec": spec}
+    )
+    capsys.readouterr()
+
+    code = fleet.run(*contexts("sim", "sim2"), "verify")
+
+    out = capsys.readouterr().out
+    assert code == ExitCode.CHECKS_FAILED, out
+    assert re.fullmatch(r"\d+ passed", rows(out)["sim"][0]), out
+    assert re.fullmatch(r"\d+ of \d+ failed", rows(out)["sim2"][0]), out
+    assert re.search(r"^\[sim2\] FAIL pods-created-after-upstream-service: ", out, re.M), out
+    assert not re.search(r"^\[sim\] FAIL ", out, re.M), out
+
+
+def test_per_cluster_props_reach_only_their_cluster(fleet: Fleet, tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(PER_CLUSTER_APP)
+
+    assert fleet.run(*contexts("east", "sim"), "--app", f"python {app}") == 0
+
+    def tolerated(name: str) -> set[str]:
+        daemon_set = fleet.planes[name].fixture_api().get(DAEMON_SET)
+        assert daemon_set is not None
+        return {t["key"] for t in daemon_set["spec"]["template"]["spec"].get("tolerations") or []}
+
+    assert "dedicated" in tolerated("sim")
+    assert "dedicated" not in tolerated("east")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (contexts("east", "south"), "error: context 'south' is not in kubeconfig {kubeconfig}"),
+        (contexts("east", "east"), "error: --context: context 'east' is named twice: each cluster once"),
+        (["--context", "east", "--all-contexts"], "error: --context, --all-contexts and --contexts-from: give one"),
+        ([*contexts("east", "west"), "--waves", "3,rest"], "error: --waves 3,rest: 3 clusters in the waves, but"),
+        ([*contexts("east", "west"), "soak"], "error: soak: no Prometheus for cluster 'east': give --prometheus URL"),
+    ],
+    ids=["unknown", "twice", "two-ways", "waves", "soak"],
+)
+def test_bad_fleet_input_is_refused_on_one_line_before_any_write(
+    fleet: Fleet, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marks = fleet.marks()
+
+    code = fleet.run(*args)
+
+    err = capsys.readouterr().err
+    assert code == ExitCode.INVALID, err
+    assert len(err.splitlines()) == 1 and err.startswith(message.format(kubeconfig=fleet.kubeconfig)), err
+    assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
+
+
+def test_a_context_whose_credentials_fail_is_refused_before_any_cluster_is_written(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = yaml.safe_load(fleet.kubeconfig.read_text())
+    for user in config["users"]:
+        if user["name"] == "north":
+            user["user"] = {"token": "not-a-token"}
+    fleet.kubeconfig.write_text(yaml.safe_dump(config))
+    marks = fleet.marks()
+
+    code = fleet.run(*contexts("east", "north"))
+
+    assert code == ExitCode.INVALID
+    assert capsys.readouterr().err == (
+        "error: context 'north': the API server refused its credentials (401 Unauthorized)\n"
+    )
+    assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
