@@ -1,7 +1,10 @@
-"""``python deploy.py [deploy|verify|uninstall|soak]``: argument parsing and exit codes around the commands.
+"""``python deploy.py [deploy|verify|uninstall|soak|cutover]``: argument parsing and exit codes around the commands.
 
 Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
 command ``cdk8s synth`` runs — or the one ``--app`` names (:mod:`constructs_nld.deploy.commands`).
+
+Several ``--context`` (or ``--all-contexts``, ``--contexts-from``) make a fleet: each command
+runs per cluster (:mod:`constructs_nld.deploy.fleet`, :mod:`constructs_nld.deploy.fleetcli`).
 
 This module imports only what parsing needs: ``--help`` and a bad argument answer at once,
 and the kubernetes client and the commands load only when one runs. No command starts jsii

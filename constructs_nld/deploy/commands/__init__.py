@@ -1,1 +1,1 @@
-"""The commands of ``deploy.py``, one module each: deploy, verify, uninstall, soak. None imports another."""
+"""The commands of ``deploy.py``, one module each: deploy, verify, uninstall, soak, cutover. None imports another."""
