@@ -454,10 +454,10 @@ def _run(args: argparse.Namespace) -> int:
             print("error: soak: --prometheus URL is required (see deploy.py soak --help)", file=sys.stderr)
             return ExitCode.INVALID
         return _soak(args, source)
+    from constructs_nld.deploy import arguments
     from constructs_nld.deploy.kube import load_client
 
     client = load_client(args.kubeconfig, args.context[0] if args.context else None, timeout=args.timeout)
-    stall_after = getattr(args, "stall_after", None) or STALL_AFTER
     if args.command == "verify":
         from constructs_nld.deploy.checks import format_result
         from constructs_nld.deploy.commands.verify import verify, verify_uninstalled
@@ -469,26 +469,17 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
         return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
     if args.command == "cutover":
-        return _run_cutover(args, client, source, stall_after)
+        return _run_cutover(args, client, source)
     if args.command == "uninstall":
         from constructs_nld.deploy.commands.uninstall import uninstall
-        from constructs_nld.deploy.options import UninstallOptions
 
-        uninstall(client, source, UninstallOptions(stall_after=stall_after))
+        uninstall(client, source, arguments.uninstall_options(args))
         return ExitCode.OK
     from constructs_nld.deploy.commands.deploy import deploy
-    from constructs_nld.deploy.options import DeployOptions
     from constructs_nld.deploy.progress import make_progress
 
-    options = DeployOptions(
-        dry_run=args.dry_run,
-        diff=args.diff,
-        skip_monitoring=args.skip_monitoring,
-        timeout=args.timeout,
-        wait=args.wait,
-        stall_after=stall_after,
-    )
-    report = deploy(client, source, options, progress=make_progress(args.progress or "auto", print))
+    progress = make_progress(args.progress or "auto", print)
+    report = deploy(client, source, arguments.deploy_options(args), progress=progress)
     for text in report.diffs.values():
         print(text)
     return ExitCode.OK
@@ -496,40 +487,33 @@ def _run(args: argparse.Namespace) -> int:
 
 def _soak(args: argparse.Namespace, source: AppCommand) -> int:
     """Run the soak; print its table; the exit code says the verdict."""
+    from constructs_nld.deploy.arguments import soak_options
     from constructs_nld.deploy.commands.soak import format_report, soak_app
-    from constructs_nld.deploy.options import SoakOptions
+    from constructs_nld.deploy.gate import VERDICT_CODES
     from constructs_nld.deploy.promapi import PrometheusAPI
 
     api = PrometheusAPI(args.prometheus, timeout=getattr(args, "timeout", DEPLOY_TIMEOUT))
-    options = SoakOptions(window=args.window, baseline_window=args.baseline_window, baseline_qps=args.baseline_qps)
-    report = soak_app(api, source, options, coredns_job=args.coredns_job)
+    report = soak_app(api, source, soak_options(args), coredns_job=args.coredns_job)
     print(format_report(report))
-    return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]
+    return VERDICT_CODES[report.verdict]
 
 
-def _run_cutover(args: argparse.Namespace, client: KubeClient, source: AppSource, stall_after: float) -> int:
+def _run_cutover(args: argparse.Namespace, client: KubeClient, source: AppSource) -> int:
     """Run the cutover step ``args`` names; its exit code."""
+    from constructs_nld.deploy.arguments import cutover_options
     from constructs_nld.deploy.commands import cutover
-    from constructs_nld.deploy.options import CutoverOptions
+    from constructs_nld.deploy.gate import VERDICT_CODES
     from constructs_nld.deploy.progress import make_progress
     from constructs_nld.deploy.promapi import PrometheusAPI
 
-    options = CutoverOptions(
-        canary_nodes=getattr(args, "canary_nodes", None),
-        canary_selector=getattr(args, "canary_selector", ""),
-        window=getattr(args, "window", None) or _duration(SOAK_WINDOW),
-        force=getattr(args, "force", False),
-        timeout=args.timeout,
-        stall_after=stall_after,
-    )
+    options = cutover_options(args)
     url = getattr(args, "prometheus", None)
     prometheus = PrometheusAPI(url, timeout=args.timeout) if url else None
     progress = make_progress(getattr(args, "progress", None) or "auto", print)
     if args.step == "start":
         cutover.start(client, source, options)
     elif args.step == "status":
-        report = cutover.status(client, source, options, prometheus)
-        return {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}[report.verdict]
+        return VERDICT_CODES[cutover.status(client, source, options, prometheus).verdict]
     elif args.step == "promote":
         cutover.promote(client, source, options, prometheus, progress=progress)
     else:

@@ -38,10 +38,11 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.kube import KubeClient, kubeconfig_contexts, load_client
+from constructs_nld.deploy.tables import format_table
 
 __all__ = [
+    "ClusterOutcome",
     "Member",
-    "Outcome",
     "Row",
     "Task",
     "format_summary",
@@ -70,7 +71,7 @@ class Member:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ClusterOutcome:
     """What one cluster's task reports for its row."""
 
     result: str
@@ -87,7 +88,7 @@ class Row:
     """One cluster's line of the summary."""
 
     member: Member
-    outcome: Outcome | None
+    outcome: ClusterOutcome | None
     """None: never started (``--fail-fast``, or a wave before it failed)."""
     seconds: float = 0.0
     skipped: str = ""
@@ -202,7 +203,7 @@ def preflight(kubeconfig: str | None, members: Sequence[Member], *, timeout: flo
     return clients
 
 
-Task = Callable[[Member, Callable[[str], None]], Outcome]
+Task = Callable[[Member, Callable[[str], None]], ClusterOutcome]
 """One cluster's work: its member, and where its lines go (already prefixed with its name)."""
 
 
@@ -229,10 +230,10 @@ def _run_one(task: Task, member: Member, out: Callable[[str], None]) -> Row:
     except DeployError as error:
         out(f"error: {error}")
         kind = "unreachable" if isinstance(error, ApiUnreachableError) else "failed"
-        outcome = Outcome(kind, error.exit_code)
+        outcome = ClusterOutcome(kind, error.exit_code)
     except ApiException as error:
         out(f"error: the API server answered {error.status} {error.reason}")
-        outcome = Outcome("failed", ExitCode.ERROR)
+        outcome = ClusterOutcome("failed", ExitCode.ERROR)
     return Row(member, outcome, time.monotonic() - started)
 
 
@@ -311,10 +312,7 @@ def format_summary(rows: Sequence[Row]) -> str:
         body.append(
             (row.member.name, outcome.result, str(int(outcome.exit_code)), changed, outcome.pods, f"{row.seconds:.1f}s")
         )
-    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in (header, *body)
-    ]
+    lines = format_table(header, body)
     bad = worst(rows)
     skipped = sum(1 for row in rows if row.outcome is None)
     tail = f"; {skipped} skipped" if skipped else ""

@@ -10,16 +10,18 @@ only when one runs, as in :mod:`constructs_nld.deploy.cli`.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from constructs_nld import defaults
+from constructs_nld.deploy.arguments import deploy_options, soak_options, uninstall_options
 from constructs_nld.deploy.errors import InvalidConfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import (
+    ClusterOutcome,
     Member,
-    Outcome,
     Task,
     format_summary,
     parse_waves,
@@ -29,7 +31,7 @@ from constructs_nld.deploy.fleet import (
 )
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.manifest import selector
-from constructs_nld.deploy.source import AppCommand
+from constructs_nld.deploy.source import AppCommand, AppSource
 from constructs_nld.roles import Role, role_labels
 
 __all__ = ["run_fleet_command"]
@@ -48,12 +50,14 @@ def _pods(client: KubeClient) -> str:
     return f"{status.get('numberReady', 0)}/{status.get('desiredNumberScheduled', 0)}"
 
 
-def _verify(client: KubeClient, source: AppCommand, out: Callable[[str], None]) -> tuple[int, int]:
-    """Run ``verify``, printing each check; (checks, failures)."""
+def _verify(
+    client: KubeClient, source: AppSource, out: Callable[[str], None], *, uninstalled: bool = False
+) -> tuple[int, int]:
+    """Run ``verify`` (or ``verify --uninstalled``), printing each check; (checks, failures)."""
     from constructs_nld.deploy.checks import format_result
-    from constructs_nld.deploy.commands.verify import verify
+    from constructs_nld.deploy.commands.verify import verify, verify_uninstalled
 
-    results = verify(client, source)
+    results = (verify_uninstalled if uninstalled else verify)(client, source)
     for result in results:
         out(format_result(result))
     return len(results), sum(1 for r in results if r.status == "fail")
@@ -61,21 +65,14 @@ def _verify(client: KubeClient, source: AppCommand, out: Callable[[str], None]) 
 
 def _deploy_task(args: argparse.Namespace, source: AppCommand, clients: dict[str, KubeClient], waves: bool) -> Task:
     from constructs_nld.deploy.commands.deploy import deploy
-    from constructs_nld.deploy.options import DeployOptions
     from constructs_nld.deploy.progress import PlainProgress
 
-    options = DeployOptions(
-        dry_run=args.dry_run,
-        diff=args.diff,
-        skip_monitoring=args.skip_monitoring,
-        timeout=args.timeout,
-        wait=args.wait,
-        stall_after=args.stall_after or defaults.STALL_AFTER,
-    )
+    options = deploy_options(args)
 
-    def task(member: Member, out: Callable[[str], None]) -> Outcome:
+    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         client = clients[member.name]
-        mine = replace(source, context=member.context)
+        # One synth for the deploy and a wave's verify: both read the same kube-dns ClusterIP.
+        mine: AppSource = functools.cache(replace(source, context=member.context))
         report = deploy(client, mine, options, out=out, progress=PlainProgress(out))
         for text in report.diffs.values():
             out(text)
@@ -85,47 +82,36 @@ def _deploy_task(args: argparse.Namespace, source: AppCommand, clients: dict[str
         else:
             result = ("deployed" if changed else "unchanged") + (" (dry run)" if options.dry_run else "")
         if not waves:
-            return Outcome(result, ExitCode.OK, changed, _pods(client))
+            return ClusterOutcome(result, ExitCode.OK, changed, _pods(client))
         checks, failed = _verify(client, mine, out)
         if failed:
-            return Outcome(f"{result}, verify: {failed} failed", ExitCode.CHECKS_FAILED, changed, _pods(client))
-        return Outcome(f"{result}, verify: {checks} passed", ExitCode.OK, changed, _pods(client))
+            return ClusterOutcome(f"{result}, verify: {failed} failed", ExitCode.CHECKS_FAILED, changed, _pods(client))
+        return ClusterOutcome(f"{result}, verify: {checks} passed", ExitCode.OK, changed, _pods(client))
 
     return task
 
 
 def _verify_task(args: argparse.Namespace, source: AppCommand, clients: dict[str, KubeClient]) -> Task:
-    def task(member: Member, out: Callable[[str], None]) -> Outcome:
+    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         client = clients[member.name]
-        mine = replace(source, context=member.context)
-        if args.uninstalled:
-            from constructs_nld.deploy.checks import format_result
-            from constructs_nld.deploy.commands.verify import verify_uninstalled
-
-            results = verify_uninstalled(client, mine)
-            for check in results:
-                out(format_result(check))
-            checks, failed = len(results), sum(1 for r in results if r.status == "fail")
-        else:
-            checks, failed = _verify(client, mine, out)
+        checks, failed = _verify(client, replace(source, context=member.context), out, uninstalled=args.uninstalled)
         if failed:
-            return Outcome(f"{failed} of {checks} failed", ExitCode.CHECKS_FAILED, None, _pods(client))
-        return Outcome(f"{checks} passed", ExitCode.OK, None, _pods(client))
+            return ClusterOutcome(f"{failed} of {checks} failed", ExitCode.CHECKS_FAILED, None, _pods(client))
+        return ClusterOutcome(f"{checks} passed", ExitCode.OK, None, _pods(client))
 
     return task
 
 
 def _uninstall_task(args: argparse.Namespace, source: AppCommand, clients: dict[str, KubeClient]) -> Task:
     from constructs_nld.deploy.commands.uninstall import uninstall
-    from constructs_nld.deploy.options import UninstallOptions
 
-    options = UninstallOptions(stall_after=args.stall_after or defaults.STALL_AFTER)
+    options = uninstall_options(args)
 
-    def task(member: Member, out: Callable[[str], None]) -> Outcome:
+    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         client = clients[member.name]
         report = uninstall(client, replace(source, context=member.context), options, out)
         deleted = len(report.deleted)
-        return Outcome("uninstalled" if deleted else "nothing installed", ExitCode.OK, deleted, _pods(client))
+        return ClusterOutcome("uninstalled" if deleted else "nothing installed", ExitCode.OK, deleted, _pods(client))
 
     return task
 
@@ -146,17 +132,16 @@ def _prometheus_of(args: argparse.Namespace, members: Sequence[Member]) -> dict[
 
 def _soak_task(args: argparse.Namespace, source: AppCommand, urls: dict[str, str]) -> Task:
     from constructs_nld.deploy.commands.soak import VERDICTS, format_report, soak_app
-    from constructs_nld.deploy.options import SoakOptions
+    from constructs_nld.deploy.gate import VERDICT_CODES
     from constructs_nld.deploy.promapi import PrometheusAPI
 
-    options = SoakOptions(window=args.window, baseline_window=args.baseline_window, baseline_qps=args.baseline_qps)
-    codes = {"pass": ExitCode.OK, "fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}
+    options = soak_options(args)
 
-    def task(member: Member, out: Callable[[str], None]) -> Outcome:
+    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         api = PrometheusAPI(urls[member.name], timeout=args.timeout)
         report = soak_app(api, replace(source, context=member.context), options, coredns_job=args.coredns_job)
         out(format_report(report))
-        return Outcome(VERDICTS[report.verdict], codes[report.verdict])
+        return ClusterOutcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict])
 
     return task
 

@@ -13,11 +13,13 @@ from typing import Final, Literal
 
 from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.durations import duration_seconds
 
 __all__ = [
     "DEFAULT_SCRAPE_INTERVAL",
     "VERDICTS",
+    "VERDICT_CODES",
     "Outcome",
     "SignalResult",
     "SoakTargets",
@@ -29,6 +31,13 @@ Outcome = Literal["pass", "fail", "no data"]
 
 VERDICTS: Final[dict[Outcome, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
 """How the last line of the report says each verdict."""
+
+VERDICT_CODES: Final[dict[Outcome, ExitCode]] = {
+    "pass": ExitCode.OK,
+    "fail": ExitCode.SOAK_FAILED,
+    "no data": ExitCode.SOAK_NO_DATA,
+}
+"""The exit code of each verdict: ``soak``'s, ``cutover status``'s and, for a refusal, ``cutover promote``'s."""
 
 DEFAULT_SCRAPE_INTERVAL: Final = 60.0
 

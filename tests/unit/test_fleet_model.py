@@ -16,8 +16,8 @@ import pytest
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import (
+    ClusterOutcome,
     Member,
-    Outcome,
     format_summary,
     members_from_file,
     parse_waves,
@@ -81,13 +81,13 @@ def test_waves_are_sizes_whose_last_may_be_the_rest() -> None:
             parse_waves(text, 5)
 
 
-def answering(codes: dict[str, ExitCode], seconds: float = 0.05) -> tuple[Callable[..., Outcome], list[int]]:
+def answering(codes: dict[str, ExitCode], seconds: float = 0.05) -> tuple[Callable[..., ClusterOutcome], list[int]]:
     """A task that sleeps and answers each cluster's code; and the most that ran at once."""
     lock = threading.Lock()
     running = [0]
     most = [0]
 
-    def task(member: Member, out: Callable[[str], None]) -> Outcome:
+    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
@@ -98,7 +98,7 @@ def answering(codes: dict[str, ExitCode], seconds: float = 0.05) -> tuple[Callab
         code = codes.get(member.name, ExitCode.OK)
         if code == ExitCode.ERROR:
             raise ApiUnreachableError(f"cannot reach the API server of {member.name}")
-        return Outcome("done" if code == ExitCode.OK else "failed", code, 1, "2/2")
+        return ClusterOutcome("done" if code == ExitCode.OK else "failed", code, 1, "2/2")
 
     return task, most
 
@@ -153,7 +153,7 @@ def test_a_failing_wave_stops_the_waves_after_it() -> None:
     task, _ = answering({"a": ExitCode.CHECKS_FAILED})
     ran: list[str] = []
 
-    def recording(member: Member, out: Callable[[str], None]) -> Outcome:
+    def recording(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
         ran.append(member.name)
         return task(member, out)
 

@@ -33,6 +33,7 @@ ends it with the DaemonSet. The end of each cutover is kept on the DaemonSet
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -67,14 +68,14 @@ from constructs_nld.deploy.errors import (
     PreconditionError,
     StalledError,
 )
-from constructs_nld.deploy.exitcodes import ExitCode
-from constructs_nld.deploy.gate import VERDICTS, SignalResult, targets_of
+from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import KUBE_DNS, is_ready, not_ready_reasons, usable_cluster_ip
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.rollout import Progress, RolloutReport, RolloutStatus, follow_rollout, not_ready_pods
 from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.tables import format_table
 from constructs_nld.roles import Role
 
 __all__ = ["end_cutover", "promote", "rollback", "start", "status"]
@@ -446,25 +447,19 @@ def _show(
     report = _judge(client, component, state, prometheus, options)
     ref = ObjectRef.of(component.daemon_set)
     out(f"cutover of {ref}: {summary(state)}" + (f"; promoting since {state.promoted}" if state.promoted else ""))
-    out(_table(("node", "pool", "pod", "image", "ready", "template"), [
+    pods = [
         (r.node, r.pool, r.pod or "-", r.image or "-", "yes" if r.ready else f"no: {r.why}", "new" if r.new else "old")
         for r in report.pods
-    ]))  # fmt: skip
+    ]
+    for line in format_table(("node", "pool", "pod", "image", "ready", "template"), pods):
+        out(line)
     if report.joined:
         out(f"joined during the cutover, on the new template: {', '.join(report.joined)}")
-    out(_table(("signal", "expected", "observed", "result"), [
-        (s.name, s.expected, s.observed, s.outcome.upper()) for s in report.signals
-    ]))  # fmt: skip
+    signals = [(s.name, s.expected, s.observed, s.outcome.upper()) for s in report.signals]
+    for line in format_table(("signal", "expected", "observed", "result"), signals):
+        out(line)
     out(f"verdict: {VERDICTS[report.verdict]}")
     return report
-
-
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in (header, *rows)
-    )
 
 
 class _Promote(Deployment):
@@ -478,9 +473,6 @@ class _Promote(Deployment):
             super().check_cutover(state)
 
 
-_EXIT: dict[str, ExitCode] = {"fail": ExitCode.SOAK_FAILED, "no data": ExitCode.SOAK_NO_DATA}
-
-
 def promote(
     client: KubeClient,
     source: AppSource,
@@ -490,6 +482,7 @@ def promote(
     progress: Progress | None = None,
 ) -> DeployReport:
     """``cutover promote``: the gate, then the rest of the fleet rolled as ``deploy --wait`` rolls it."""
+    source = functools.cache(source)  # one synth for the gate and the deploy: the same kube-dns ClusterIP
     component, ref, live = _located(client, source)
     template = template_hash(component.daemon_set["spec"]["template"])
     last = _last(live)
@@ -510,7 +503,7 @@ def promote(
                 raise GateError(
                     f"promote refused: the canary soak is {VERDICTS[report.verdict]} ({', '.join(failing)}); "
                     f"wait and rerun, or {_ROLLBACK}; --force promotes anyway and is recorded",
-                    _EXIT[report.verdict],
+                    VERDICT_CODES[report.verdict],
                 )
             out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
                 f"recorded on {ref}")  # fmt: skip

@@ -44,6 +44,7 @@ from constructs_nld.deploy.gate import (
 from constructs_nld.deploy.options import SPEC_WINDOW, SoakOptions
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.tables import format_table
 from constructs_nld.durations import format_duration
 
 __all__ = [
@@ -348,9 +349,7 @@ def format_report(report: SoakReport) -> str:
         )
         for s in report.signals
     ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    for row in (header, *rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    lines += format_table(header, rows)
     lines += list(report.notes)
     lines.append(f"verdict: {VERDICTS[report.verdict]}")
     return "\n".join(lines)
