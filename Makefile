@@ -116,11 +116,14 @@ USER_PATHS := tests/integration/test_quickstart.py tests/integration/test_exampl
 	tests/integration/test_package.py tests/integration/test_rbac.py tests/integration/test_docs.py
 # SIM_PATHS: simulated-cluster modules that mostly wait on the controllers, beside E2E_HALF.
 SIM_PATHS := tests/integration/test_cutover.py
+# LOAD_PATHS: the throttled API server (Priority and Fairness), mostly waiting out Retry-After, beside the
+# other data-plane modules.
+LOAD_PATHS := tests/integration/test_throttling.py
 test: setup system binaries lint
 	@mkdir -p .cache; \
 	$(PY) -m pytest $(E2E_HALF) $(SIM_PATHS) > .cache/e2e-half.log 2>&1 & half=$$!; \
-	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) $(USER_PATHS) > .cache/e2e.log 2>&1 & e2e=$$!; \
-	$(PY) -m pytest --ignore=tests/e2e $(addprefix --ignore=,$(USER_PATHS) $(SIM_PATHS)); rest=$$?; \
+	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) $(USER_PATHS) $(LOAD_PATHS) > .cache/e2e.log 2>&1 & e2e=$$!; \
+	$(PY) -m pytest --ignore=tests/e2e $(addprefix --ignore=,$(USER_PATHS) $(SIM_PATHS) $(LOAD_PATHS)); rest=$$?; \
 	wait $$half; half_rc=$$?; wait $$e2e; e2e_rc=$$?; cat .cache/e2e-half.log .cache/e2e.log; \
 	for rc in $$rest $$half_rc $$e2e_rc; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
 

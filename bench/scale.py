@@ -20,7 +20,8 @@ the same run on fresh clusters — the phases are:
 
 For each: wall time, API requests from the audit log (ours — the tool's user — and the
 whole cluster's, controllers and kwok included; leases and events are not audited for
-them), rollout waves observed, the most pods seen unavailable. The fleet is judged by
+them), ours per minute and in the busiest second (what the client's pacing, ``--qps`` and
+``--burst``, must leave alone), rollout waves observed, the most pods seen unavailable. The fleet is judged by
 ratio against the baseline and by the goals printed at the end: verify well under a
 second per 100 nodes, the tool's requests independent of the node count, a rollout never
 seen with more pods unavailable than ``maxUnavailable`` allows.
@@ -35,6 +36,7 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -44,6 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
+from constructs_nld.defaults import API_BURST, API_QPS  # noqa: E402
 from constructs_nld.deploy import (  # noqa: E402
     DeployOptions,
     DeployReport,
@@ -73,6 +76,8 @@ class Phase:
     seconds: float
     ours: int
     cluster: int
+    peak: int = 0
+    """Our requests in the busiest second."""
     waves: int | None = None
     max_unavailable: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -86,9 +91,10 @@ def measure(sim: SimulatedCluster, action: Callable[[], Any]) -> tuple[Phase, An
     result = action()
     seconds = time.perf_counter() - started
     events = plane.requests_since(mark, user=None)
-    ours = sum(1 for e in events if e.get("user", {}).get("username") == ADMIN_USER)
+    mine = [e for e in events if e.get("user", {}).get("username") == ADMIN_USER]
     everyone = sum(1 for e in events if e.get("user", {}).get("username") != FIXTURE_USER)
-    return Phase(seconds, ours, everyone), result
+    per_second = Counter(e["requestReceivedTimestamp"][:19] for e in mine)
+    return Phase(seconds, len(mine), everyone, max(per_second.values(), default=0)), result
 
 
 def with_rollout(phase: Phase, report: DeployReport) -> Phase:
@@ -213,17 +219,17 @@ def main() -> int:
 
     small, big = args.baseline_nodes, args.nodes
     print(
-        "| phase | nodes | seconds | x baseline | s per 100 nodes | our requests | all requests | waves "
-        "| max unavailable |"
+        "| phase | nodes | seconds | x baseline | s per 100 nodes | our requests | ours per minute "
+        "| ours in the busiest second | all requests | waves | max unavailable |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in fleet:
         for nodes, phases in ((small, baseline), (big, fleet)):
             p = phases[name]
             ratio = p.seconds / baseline[name].seconds
             print(
                 f"| {name} | {nodes} | {p.seconds:.2f} | {ratio:.1f} | {100 * p.seconds / nodes:.3f} | {p.ours} "
-                f"| {p.cluster} | {'' if p.waves is None else p.waves} "
+                f"| {60 * p.ours / p.seconds:.0f} | {p.peak} | {p.cluster} | {'' if p.waves is None else p.waves} "
                 f"| {'' if p.max_unavailable is None else p.max_unavailable} |"
             )
     per_100 = 100 * fleet["verify (in-process)"].seconds / big
@@ -248,6 +254,12 @@ def main() -> int:
         "cutover rollback: faster than the promote (the canary only)": fleet["cutover rollback (the canary)"].seconds
         < fleet["cutover promote (the rest)"].seconds,
     }
+    busiest = max(p.peak for p in fleet.values())
+    rate = 60 * restart.ours / restart.seconds
+    goals[
+        f"pacing: no phase's busiest second ({busiest} requests) reaches --burst {API_BURST}, and the "
+        f"{big}-node rollout's {rate:.0f} requests a minute are under --qps {API_QPS:g} ({60 * API_QPS:.0f} a minute)"
+    ] = busiest < API_BURST and rate < 60 * API_QPS
     promote = fleet["cutover promote (the rest)"].seconds / restart.seconds
     print(f"cutover promote / plain rolling deploy at {big} nodes: {promote:.2f}")
     for goal, met in goals.items():

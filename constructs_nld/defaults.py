@@ -11,6 +11,8 @@ from typing import Final, Literal
 
 __all__ = [
     "ALERTS_NAMESPACE",
+    "API_BURST",
+    "API_QPS",
     "ALERT_ROUTING_LABELS",
     "APPLYSET_NAME",
     "APP_NAME",
@@ -94,6 +96,10 @@ __all__ = [
     "SERVICE_ACCOUNT_NAME",
     "SETUP_ERRORS_ALERT_FOR",
     "SETUP_ERRORS_ALERT_SEVERITY",
+    "RETRY_AFTER_CAP",
+    "RETRY_FIRST_DELAY",
+    "RETRY_JITTER",
+    "RETRY_MAX_DELAY",
     "SHELL",
     "SOAK_BASELINE_WINDOW",
     "SOAK_MIN_QPS_DROP",
@@ -105,6 +111,8 @@ __all__ = [
     "CUTOVER_FIELD_MANAGER",
     "FLEET_PARALLEL",
     "LAST_CUTOVER_ANNOTATION",
+    "POLL_BACKOFF_CAP",
+    "POLL_BACKOFF_FACTOR",
     "POOL_LABELS",
     "SOAK_WINDOW",
     "STALL_AFTER",
@@ -268,6 +276,32 @@ SOAK_BASELINE_WINDOW: Final = "1d"
 """How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
 SOAK_MIN_QPS_DROP: Final = 0.5
 """The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
+
+API_QPS: Final = 50.0
+"""Requests a second each client paces itself to, after its burst: kubectl's rate for discovery (client-go's
+default, which kubectl keeps for its other requests, is 5). The server protects itself (API Priority and
+Fairness answers a client over its share with 429, which the client waits out); this is the backstop against
+a loop of ours. At 5 a second a no-op deploy, about 30 requests, would sit seconds in its own pacing:
+docs/throttling.md has the numbers."""
+API_BURST: Final = 100
+"""Requests a client may send at once before :data:`API_QPS` paces it (client-go's default is 10): more than
+any command's whole run at one node, so an unloaded run never waits on itself."""
+RETRY_FIRST_DELAY: Final = 0.25
+"""Seconds before the first retry of a request the server gave no ``Retry-After`` for (a refused
+connection, a 503 while it starts); doubled after each retry, up to :data:`RETRY_MAX_DELAY`."""
+RETRY_MAX_DELAY: Final = 4.0
+"""The longest back-off without ``Retry-After``: a restarted API server is back within seconds."""
+RETRY_AFTER_CAP: Final = 32.0
+"""The longest wait a server's ``Retry-After`` is honoured for: Priority and Fairness's own maximum (it asks for 1 s,
+doubled while it keeps dropping a priority level's requests, up to 32 s)."""
+RETRY_JITTER: Final = 0.25
+"""Each retry waits its delay times a random factor in [1, 1.25): never sooner than asked, and clients
+throttled together do not come back together."""
+POLL_BACKOFF_FACTOR: Final = 1.5
+"""A wait's poll interval grows by this factor after each read that showed no change."""
+POLL_BACKOFF_CAP: Final = 5.0
+"""The longest interval between two reads of a wait (``--wait``, uninstall, the canary): a change is seen
+within 5 s, and a still rollout of hundreds of nodes costs a request every 5 s."""
 
 FLEET_PARALLEL: Final = 4
 """Clusters a fleet command works on at once. Each cluster's run waits on its API server most of the time,

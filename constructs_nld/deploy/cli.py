@@ -16,10 +16,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from constructs_nld.defaults import (
+    API_BURST,
+    API_QPS,
     DEPLOY_TIMEOUT,
     FLEET_PARALLEL,
     PROGRESS_MODES,
@@ -47,7 +49,16 @@ _SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
 
 """
 
-_COMMON_WITH_VALUE: Final = ("--app", "--kubeconfig", "--context", "--timeout", "--contexts-from", "--parallel")
+_COMMON_WITH_VALUE: Final = (
+    "--app",
+    "--kubeconfig",
+    "--context",
+    "--timeout",
+    "--contexts-from",
+    "--parallel",
+    "--qps",
+    "--burst",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,14 +69,41 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitCode.INVALID, f"error: {message} (see {self.prog} --help)\n")
 
 
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
-    return value
+def _positive(unit: str) -> Callable[[str], float]:
+    """A parser of a positive, finite number of ``unit`` (seconds, queries per second, …)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number of {unit}, got {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be a positive, finite number of {unit}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _at_least_one(unit: str) -> Callable[[str], int]:
+    """A parser of a whole number of ``unit``, at least 1."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number of {unit}, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+        return value
+
+    return parse
+
+
+_timeout = _positive("seconds")
+_rate = _positive("queries per second")
+_qps = _positive("requests per second")
+_burst = _at_least_one("requests")
+_count = _at_least_one("nodes")
 
 
 def _progress(text: str) -> str:
@@ -93,16 +131,6 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error).removeprefix("duration: ")) from None
 
 
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be queries per second, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of queries per second, got {text!r}")
-    return value
-
-
 def _common(*, suppress: bool) -> _Parser:
     """The options every cluster command takes; ``suppress`` keeps a subcommand from resetting them."""
     common = _Parser(add_help=False)
@@ -120,8 +148,21 @@ def _common(*, suppress: bool) -> _Parser:
         "--timeout",
         type=_timeout,
         default=argparse.SUPPRESS if suppress else DEPLOY_TIMEOUT,
-        help="seconds to wait for kube-dns-upstream's ClusterIP, per API request, and for the restart "
-        f"while the DaemonSet's status keeps changing (default: {DEPLOY_TIMEOUT:g})",
+        help="seconds to wait for kube-dns-upstream's ClusterIP, per API request and its retries while the "
+        "API server throttles it or is unreachable, and for the restart while the DaemonSet's status keeps "
+        f"changing (default: {DEPLOY_TIMEOUT:g})",
+    )
+    common.add_argument(
+        "--qps",
+        type=_qps,
+        default=argparse.SUPPRESS if suppress else API_QPS,
+        help=f"API requests a second, after --burst, per cluster (default: {API_QPS:g}; docs/throttling.md)",
+    )
+    common.add_argument(
+        "--burst",
+        type=_burst,
+        default=argparse.SUPPRESS if suppress else API_BURST,
+        help=f"API requests sent at once before --qps paces them (default: {API_BURST})",
     )
     return common
 
@@ -370,16 +411,6 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
         )  # fmt: skip
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of nodes, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
-
-
 def _with_command(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``deploy`` inserted where no command is named (``deploy`` is the default)."""
     args = list(argv)
@@ -454,10 +485,19 @@ def _run(args: argparse.Namespace) -> int:
             print("error: soak: --prometheus URL is required (see deploy.py soak --help)", file=sys.stderr)
             return ExitCode.INVALID
         return _soak(args, source)
-    from constructs_nld.deploy import arguments
     from constructs_nld.deploy.kube import load_client
 
-    client = load_client(args.kubeconfig, args.context[0] if args.context else None, timeout=args.timeout)
+    client = load_client(
+        args.kubeconfig, args.context[0] if args.context else None, timeout=args.timeout, qps=args.qps, burst=args.burst
+    )
+    with client.reporting_retries(print):
+        return _on_cluster(args, client, source)
+
+
+def _on_cluster(args: argparse.Namespace, client: KubeClient, source: AppSource) -> int:
+    """Run the cluster command ``args`` names through ``client``; its exit code."""
+    from constructs_nld.deploy import arguments
+
     if args.command == "verify":
         from constructs_nld.deploy.checks import format_result
         from constructs_nld.deploy.commands.verify import verify, verify_uninstalled

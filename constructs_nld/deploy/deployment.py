@@ -52,7 +52,15 @@ from constructs_nld.deploy.errors import (
     MonitoringUnavailableError,
     WaitTimeoutError,
 )
-from constructs_nld.deploy.kube import FIELD_MANAGER, KindNotServedError, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.kube import (
+    FIELD_MANAGER,
+    REREADS,
+    KindNotServedError,
+    KubeClient,
+    Manifest,
+    ObjectRef,
+    RereadError,
+)
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
 from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
 from constructs_nld.deploy.options import DeployOptions
@@ -300,11 +308,23 @@ class Deployment:
         self.live[self.applyset.ref] = self.client.apply(desired, dry_run=self.options.dry_run)
 
     def take_over(self, ref: ObjectRef, live: Manifest) -> Manifest | None:
-        """Take ``live``'s fields over from client-side ``kubectl apply``; the object after, or None if not needed."""
-        patch = take_over_patch(live, datetime.now(UTC))
-        if patch is None:
-            return None
-        return self.client.json_patch(ref, patch, field_manager=FIELD_MANAGER, dry_run=self.options.dry_run)
+        """Take ``live``'s fields over from client-side ``kubectl apply``; the object after, or None if not needed.
+
+        The patch is guarded by ``live``'s resourceVersion; throttled or lost on the way, it is
+        computed again from a fresh read (which shows it made when it was).
+        """
+        current: Manifest | None = live
+        for reread in range(REREADS + 1):
+            patch = None if current is None else take_over_patch(current, datetime.now(UTC))
+            if patch is None:
+                return None if current is live else current
+            try:
+                return self.client.json_patch(ref, patch, field_manager=FIELD_MANAGER, dry_run=self.options.dry_run)
+            except RereadError:
+                if reread == REREADS:
+                    raise
+                current = self.client.get(ref)
+        raise AssertionError("the last reread raises")
 
     def reconcile(self, desired: Manifest, ref: ObjectRef) -> tuple[Manifest, ObjectResult | None]:
         """Apply ``desired`` unless the live object is it already; the object after, and what happened (None: diff)."""

@@ -16,6 +16,7 @@ __all__ = [
     "MonitoringUnavailableError",
     "PreconditionError",
     "StalledError",
+    "ThrottledError",
     "WaitTimeoutError",
 ]
 
@@ -91,3 +92,12 @@ class GateError(DeployError):
         """The refusal, and the code of the verdict that caused it."""
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class ThrottledError(DeployError):
+    """The API server kept answering "come back later" (429, 503) for longer than ``--timeout``.
+
+    Like every interruption, it leaves what a rerun continues: each write is whole or not made.
+    """
+
+    exit_code = ExitCode.THROTTLED

@@ -34,6 +34,7 @@ class ExitCode(IntEnum):
     STALLED = 10
     FORBIDDEN = 11
     CUTOVER = 12
+    THROTTLED = 13
 
 
 Meanings = tuple[tuple[tuple[str, ...], str], ...]
@@ -165,6 +166,16 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 ("cutover",),
                 "start: another cutover is in progress, or the app's template is the live one; status, promote: no "
                 "cutover is in progress (nothing applied)",
+            ),
+        ),
+    ),
+    (
+        ExitCode.THROTTLED,
+        (
+            (
+                _CLUSTER,
+                "the API server kept throttling a request (429, 503) beyond --timeout: each write is whole or not "
+                "made, and a rerun when the load drops continues",
             ),
         ),
     ),

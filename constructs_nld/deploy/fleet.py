@@ -35,6 +35,7 @@ from typing import Final
 import yaml
 from kubernetes.client.exceptions import ApiException
 
+from constructs_nld import defaults
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.kube import KubeClient, kubeconfig_contexts, load_client
@@ -176,20 +177,28 @@ def parse_waves(text: str, count: int) -> tuple[int, ...]:
     return (*sizes, rest) if rest else tuple(sizes)
 
 
-def preflight(kubeconfig: str | None, members: Sequence[Member], *, timeout: float) -> dict[str, KubeClient]:
+def preflight(
+    kubeconfig: str | None,
+    members: Sequence[Member],
+    *,
+    timeout: float,
+    qps: float = defaults.API_QPS,
+    burst: int = defaults.API_BURST,
+) -> dict[str, KubeClient]:
     """A client per cluster, its credentials tried: every refusal before any write, one line naming the context.
 
-    An unreachable API server is not refused: that cluster's row will fail, not the fleet.
+    An unreachable API server is not refused, nor waited for: that cluster's row will fail (after its
+    own retries), not the fleet.
     """
     clients: dict[str, KubeClient] = {}
     for member in members:
         try:
-            client = load_client(kubeconfig, member.context, timeout=timeout)
+            client = load_client(kubeconfig, member.context, timeout=timeout, qps=qps, burst=burst)
         except KubeconfigError as error:
             named = repr(member.context) in str(error)
             raise KubeconfigError(str(error) if named else f"context {member.context!r}: {error}") from None
         try:
-            client.version()
+            client.version(retry=False)
         except ApiException as error:
             if error.status in (401, 403):
                 why = f"{error.status} {error.reason}"

@@ -146,6 +146,16 @@ def _soak_task(args: argparse.Namespace, source: AppCommand, urls: dict[str, str
     return task
 
 
+def _reporting_retries(task: Task, clients: dict[str, KubeClient]) -> Task:
+    """``task``, each cluster's retries reported among its lines, and counted at their end."""
+
+    def reporting(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
+        with clients[member.name].reporting_retries(out):
+            return task(member, out)
+
+    return reporting
+
+
 def run_fleet_command(args: argparse.Namespace, source: AppCommand, members: Sequence[Member]) -> int:
     """Run ``args.command`` on every cluster of ``members``; print each cluster's lines, then the summary."""
     waves = getattr(args, "waves", None)
@@ -160,13 +170,14 @@ def run_fleet_command(args: argparse.Namespace, source: AppCommand, members: Seq
     if args.command == "soak":
         task = _soak_task(args, source, _prometheus_of(args, members))
     else:
-        clients = preflight(args.kubeconfig, members, timeout=args.timeout)
+        clients = preflight(args.kubeconfig, members, timeout=args.timeout, qps=args.qps, burst=args.burst)
         if args.command == "verify":
             task = _verify_task(args, source, clients)
         elif args.command == "uninstall":
             task = _uninstall_task(args, source, clients)
         else:
             task = _deploy_task(args, source, clients, waves=bool(sizes))
+        task = _reporting_retries(task, clients)
     names = ", ".join(member.name for member in members)
     how = f"in waves of {', '.join(str(size) for size in sizes)}" if sizes else f"{args.parallel} at a time"
     print(f"[fleet] {args.command} on {len(members)} clusters ({names}), {how}")

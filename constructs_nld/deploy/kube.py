@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import ssl
-from collections.abc import Mapping, Sequence
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -20,18 +24,34 @@ from urllib.parse import quote
 
 import yaml
 from kubernetes import config as kube_config
-from kubernetes.client import ApiClient
+from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.exceptions import ApiException
+from urllib3.exceptions import ProtocolError
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
+from urllib3.util.retry import Retry as Urllib3Retry
 
-from constructs_nld.deploy.errors import ApiUnreachableError, KubeconfigError
+from constructs_nld import defaults
+from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, KubeconfigError, ThrottledError
+from constructs_nld.deploy.exitcodes import ExitCode
+from constructs_nld.deploy.throttle import (
+    Attempt,
+    Backoff,
+    Retry,
+    RetryCounts,
+    TokenBucket,
+    describe_request,
+    retry_after_seconds,
+)
 
 __all__ = [
     "FIELD_MANAGER",
+    "REREADS",
     "RESTART_FIELD_MANAGER",
     "KindNotServedError",
     "KubeClient",
     "Manifest",
     "ObjectRef",
+    "RereadError",
     "ResourceType",
     "kubeconfig_contexts",
     "load_client",
@@ -106,19 +126,77 @@ class KindNotServedError(LookupError):
     """The API server does not serve a kind (its CRD is not installed, or the apiVersion is wrong)."""
 
 
+class RereadError(DeployError):
+    """A write with a precondition was throttled or lost: the client waited as asked, and did not resend it.
+
+    Its precondition (a ``resourceVersion``, a JSON patch ``test``) was computed from a read
+    that may be stale by now, and a lost request may have been carried out: the caller reads
+    the object again and decides again, as it does on a 409, a few times
+    (:data:`REREADS`). Uncaught, it ends the command as throttling or an unreachable server does.
+    """
+
+    def __init__(self, message: str, *, throttled: bool) -> None:
+        """The request and how it ended; ``throttled``: by a 429 or 503, else a lost connection."""
+        super().__init__(message)
+        self.exit_code = ExitCode.THROTTLED if throttled else ExitCode.ERROR
+
+
+REREADS: Final = 5
+"""How many times a conditional write is decided again after :class:`RereadError` before it gives up."""
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 class KubeClient:
     """GET, LIST, DELETE, server-side apply and patches, raising ``ApiException`` on HTTP errors."""
 
-    def __init__(self, api_client: ApiClient, *, timeout: float = 30.0, default_namespace: str = "default") -> None:
+    def __init__(
+        self,
+        api_client: ApiClient,
+        *,
+        timeout: float = defaults.DEPLOY_TIMEOUT,
+        default_namespace: str = "default",
+        qps: float = defaults.API_QPS,
+        burst: int = defaults.API_BURST,
+        backoff: Backoff | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
         """Wrap a configured ``kubernetes.client.ApiClient``.
 
         ``default_namespace`` is where a namespaced object without ``metadata.namespace``
-        goes, as with ``kubectl apply`` (the kubeconfig context's namespace).
+        goes, as with ``kubectl apply`` (the kubeconfig context's namespace). ``timeout``
+        bounds each attempt and, from a request's first attempt, its retries
+        (:mod:`constructs_nld.deploy.throttle`); ``qps`` and ``burst`` pace the requests
+        (a token bucket). ``clock``, ``sleep`` and ``rng`` are the time and randomness the
+        retries use.
         """
         self._api = api_client
         self._timeout = timeout
         self.default_namespace = default_namespace
         self._discovered: dict[str, dict[str, ResourceType] | None] = {}
+        self._bucket = TokenBucket(qps, burst, clock)
+        self._backoff = backoff or Backoff()
+        self._clock, self._sleep, self._rng = clock, sleep, rng
+        self.retries = RetryCounts()
+        """The retries this client made: the command's closing line says how many."""
+        self.paced = 0.0
+        """Seconds this client waited for its own pacing (``qps``, ``burst``)."""
+        self.on_retry: Callable[[str], None] = _stderr
+        """Where each retry is reported, on one line (the CLI sets its output)."""
+
+    @contextmanager
+    def reporting_retries(self, out: Callable[[str], None]) -> Iterator[None]:
+        """Report each retry to ``out`` while the block runs, and their count at its end (if any)."""
+        self.on_retry = out
+        try:
+            yield
+        finally:
+            if self.retries.total:
+                out(f"[retries] {self.retries}")
 
     def _request(
         self,
@@ -129,7 +207,14 @@ class KubeClient:
         body: Any = None,
         content_type: str | None = None,
         accept: str = "application/json",
+        idempotent: bool = True,
+        retry: bool = True,
     ) -> Any:
+        """Send one request, retried as the server asks (:mod:`constructs_nld.deploy.throttle`); its JSON answer.
+
+        A request that is not ``idempotent`` (a write with a precondition) is not resent:
+        after the wait it raises :class:`RereadError`, for its caller to read again.
+        """
         headers = {"Accept": accept}
         if content_type:
             headers["Content-Type"] = content_type
@@ -141,19 +226,70 @@ class KubeClient:
             body=body,
             auth_settings=["BearerToken"],
         )
+        what = describe_request(method, path)
+        retries = Retry(self._clock() + (self._timeout if retry else 0.0), self._backoff, self._rng)
+        while True:
+            paced = self._bucket.take()
+            if paced > 0:
+                self.paced += paced
+                self._sleep(paced)
+            failure, attempt = self._attempt(method, url, headers, body)
+            if attempt is None:
+                return failure
+            delay = retries.next_delay(attempt, self._clock())
+            if delay is None:
+                raise self._give_up(what, attempt, failure, retries)
+            if attempt.throttled:
+                self.retries.throttled += 1
+            else:
+                self.retries.unavailable += 1
+            self.retries.waited += delay
+            self.on_retry(f"[retry] {what}: {attempt}; retry {retries.retries} in {delay:.1f}s")
+            self._sleep(delay)
+            if not idempotent:
+                raise RereadError(
+                    f"{what}: {attempt}: a write with a precondition, not resent without a fresh read; rerun "
+                    "when the load drops",
+                    throttled=attempt.throttled,
+                )
+
+    def _attempt(self, method: str, url: str, headers: dict[str, str], body: Any) -> tuple[Any, Attempt | None]:
+        """One attempt: (the JSON answer, None), or (the error it ended with, how it ended)."""
         try:
             response = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=self._timeout)
         except ApiException as error:
             if error.status:
                 raise
-            raise self._unreachable(error) from error
+            return error, Attempt(None, _reason(error), transient=_transient(error))
         except Exception as error:  # urllib3's connection errors have no common base worth naming
-            raise self._unreachable(error) from error
+            return error, Attempt(None, _reason(error), transient=_transient(error))
         data = response.read()  # type: ignore[no-untyped-call]
         text = data.decode("utf-8") if data else ""
-        if not 200 <= response.status <= 299:
-            raise ApiException.from_response(http_resp=response, body=text, data=None)
-        return json.loads(text) if text else None
+        if 200 <= response.status <= 299:
+            return (json.loads(text) if text else None), None
+        answer = Attempt(
+            response.status,
+            f"{response.status} {response.reason}",
+            retry_after_seconds(dict(response.headers or {}), time.time()),
+        )
+        try:
+            ApiException.from_response(http_resp=response, body=text, data=None)  # raises the status's subclass
+        except ApiException as error:
+            return error, answer
+        raise AssertionError("ApiException.from_response raises")
+
+    def _give_up(self, what: str, attempt: Attempt, failure: Exception, retry: Retry) -> Exception:
+        """The error that ends a request whose retries are over (or that may not be retried)."""
+        tries = f"{retry.retries} retr{'y' if retry.retries == 1 else 'ies'} within --timeout {self._timeout:g}s"
+        if attempt.throttled:
+            return ThrottledError(
+                f"throttled: the API server answered {what} with {attempt}, and {tries} did not get it through: "
+                "rerun when the load drops (a rerun continues where this one stopped), or raise --timeout"
+            )
+        if attempt.status is None:
+            error = self._unreachable(failure)
+            return ApiUnreachableError(f"{error} ({tries})") if retry.retries else error
+        return failure
 
     def _unreachable(self, error: Exception) -> ApiUnreachableError:
         return ApiUnreachableError(f"cannot reach the API server at {self._api.configuration.host}: {_reason(error)}")
@@ -319,19 +455,32 @@ class KubeClient:
     def merge_patch(
         self, ref: ObjectRef, patch: Mapping[str, Any], *, field_manager: str, dry_run: bool = False
     ) -> Manifest:
-        """JSON merge patch of ``ref``, owned by ``field_manager``."""
+        """JSON merge patch of ``ref``, owned by ``field_manager``.
+
+        A patch that sets ``metadata.resourceVersion`` is conditional: throttled or lost, it
+        raises :class:`RereadError` rather than going again.
+        """
         query = [("fieldManager", field_manager)]
         if dry_run:
             query.append(("dryRun", "All"))
+        conditional = "resourceVersion" in (patch.get("metadata") or {})
         result: Manifest = self._request(
-            "PATCH", self.path(ref), query=query, body=dict(patch), content_type="application/merge-patch+json"
+            "PATCH",
+            self.path(ref),
+            query=query,
+            body=dict(patch),
+            content_type="application/merge-patch+json",
+            idempotent=not conditional,
         )
         return result
 
     def json_patch(
         self, ref: ObjectRef, operations: Sequence[Mapping[str, Any]], *, field_manager: str, dry_run: bool = False
     ) -> Manifest:
-        """RFC 6902 JSON patch of ``ref`` (e.g. guarded by a ``test`` of the resourceVersion)."""
+        """RFC 6902 JSON patch of ``ref`` (e.g. guarded by a ``test`` of the resourceVersion).
+
+        A patch with a ``test`` is conditional: throttled or lost, it raises :class:`RereadError`.
+        """
         query = [("fieldManager", field_manager)]
         if dry_run:
             query.append(("dryRun", "All"))
@@ -341,6 +490,7 @@ class KubeClient:
             query=query,
             body=[dict(op) for op in operations],
             content_type="application/json-patch+json",
+            idempotent=not any(op.get("op") == "test" for op in operations),
         )
         return result
 
@@ -373,9 +523,13 @@ class KubeClient:
         """
         return tuple(self._review("SelfSubjectRulesReview", {"namespace": namespace}).get("resourceRules") or ())
 
-    def version(self) -> str:
-        """The API server's version (``/version``): a read any authenticated user may make, to test credentials."""
-        answer: Manifest = self._request("GET", "/version")
+    def version(self, *, retry: bool = True) -> str:
+        """The API server's version (``/version``): a read any authenticated user may make, to test credentials.
+
+        Without ``retry``, the first answer is final: a fleet's preflight does not wait for a
+        cluster that is down.
+        """
+        answer: Manifest = self._request("GET", "/version", retry=retry)
         return str(answer.get("gitVersion", ""))
 
     def served_resources(self, group_version: str) -> set[str] | None:
@@ -384,17 +538,34 @@ class KubeClient:
         return None if served is None else {resource.plural for resource in served.values()}
 
 
-def _reason(error: BaseException) -> str:
-    """The root cause of a transport error in a few words, not urllib3's nested reprs."""
+def _causes(error: BaseException) -> list[BaseException]:
+    """``error`` and what caused it: urllib3's ``reason``, then ``__cause__`` or ``__context__``."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and current not in chain:
         chain.append(current)
         reason = getattr(current, "reason", None)
         current = reason if isinstance(reason, BaseException) else (current.__cause__ or current.__context__)
+    return chain
+
+
+def _transient(error: BaseException) -> bool:
+    """A connection refused, reset, broken or timed out: what a restarting or overloaded server causes.
+
+    Not a TLS error or an unknown host name, which the next attempt would meet again.
+    """
+    chain = _causes(error)
+    if any(isinstance(cause, ssl.SSLError | socket.gaierror) for cause in chain):
+        return False
+    return any(isinstance(cause, ConnectionError | TimeoutError | Urllib3Timeout | ProtocolError) for cause in chain)
+
+
+def _reason(error: BaseException) -> str:
+    """The root cause of a transport error in a few words, not urllib3's nested reprs."""
+    chain = _causes(error)
     for cause in reversed(chain):
         if isinstance(cause, ssl.SSLError):
-            return f"TLS error: {cause.reason or cause}"
+            return f"TLS error: {getattr(cause, 'reason', None) or cause}"
         if isinstance(cause, TimeoutError | socket.timeout) or "timed out" in str(cause).lower():
             return "timed out"
         if isinstance(cause, OSError) and cause.strerror:
@@ -439,8 +610,15 @@ def kubeconfig_contexts(kubeconfig: str | None) -> tuple[str, ...]:
     return tuple(str(c["name"]) for c in data["contexts"] if isinstance(c, dict) and c.get("name"))
 
 
-def load_client(kubeconfig: str | None, context: str | None, *, timeout: float) -> KubeClient:
-    """A client for ``context`` of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``).
+def load_client(
+    kubeconfig: str | None,
+    context: str | None,
+    *,
+    timeout: float,
+    qps: float = defaults.API_QPS,
+    burst: int = defaults.API_BURST,
+) -> KubeClient:
+    """A client for ``context`` of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``), paced at ``qps``.
 
     A missing or malformed kubeconfig, or an unknown context, raises :class:`KubeconfigError`
     with one line naming the file and what is wrong.
@@ -452,14 +630,18 @@ def load_client(kubeconfig: str | None, context: str | None, *, timeout: float) 
         raise KubeconfigError(f"kubeconfig {path} has no current-context; pass --context (one of {_names(contexts)})")
     if name not in contexts:
         raise KubeconfigError(f"context {name!r} is not in kubeconfig {path} (it has {_names(contexts)})")
+    configuration = Configuration()
+    # urllib3 would retry a GET or DELETE answered 429 with Retry-After by itself, unseen and past any
+    # deadline: it keeps retrying broken connections only, and every answer reaches KubeClient's retries.
+    configuration.retries = Urllib3Retry(total=3, respect_retry_after_header=False)
     try:
         api_client = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=str(path), context=name, persist_config=False
+            config_file=str(path), context=name, persist_config=False, client_configuration=configuration
         )
     except (kube_config.ConfigException, OSError, ValueError, TypeError) as error:
         raise KubeconfigError(f"kubeconfig {path}, context {name!r}: {' '.join(str(error).split())}") from None
     namespace = contexts[name].get("namespace") or "default"
-    return KubeClient(api_client, timeout=timeout, default_namespace=namespace)
+    return KubeClient(api_client, timeout=timeout, default_namespace=namespace, qps=qps, burst=burst)
 
 
 def _names(contexts: Mapping[str | None, Any]) -> str:

@@ -29,7 +29,7 @@ from typing import Any, Final
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld.deploy.errors import WaitTimeoutError
-from constructs_nld.deploy.kube import RESTART_FIELD_MANAGER, KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.kube import RESTART_FIELD_MANAGER, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import created_at
 
 __all__ = [
@@ -129,8 +129,9 @@ class Restart:
         """Restart when :func:`restart_reason` says so (at most once); True when a restart was made.
 
         ``preview`` (a diff) only says what would happen; a dry run sends the patch as one. A
-        conflict that left the generation alone (the controller's status writes) is retried
-        until ``timeout``; three spec changes give up.
+        conflict that left the generation alone (the controller's status writes), or a patch
+        throttled or lost, is decided again on a fresh read until ``timeout``; three spec
+        changes give up.
         """
         services = f"{ObjectRef.of(upstream)}" + (" and kube-dns" if kube_dns is not None else "")
         reason = restart_reason(known, upstream, self.pods() if known is not None else [], kube_dns=kube_dns)
@@ -178,6 +179,10 @@ class Restart:
         }
         try:
             self.client.merge_patch(self.ref, patch, field_manager=RESTART_FIELD_MANAGER, dry_run=self.dry_run)
+        except RereadError:
+            # Throttled, or lost on the way: it may have been made. The next read decides (a made
+            # restart recorded this Service's uid: "not needed").
+            return None
         except ApiException as error:
             if error.status == 409:
                 # Changed since the read: by another deploy (decide again), or — most often on a

@@ -19,9 +19,12 @@ that keeps progressing is never stopped, whatever its length. The default window
 takes when a cold node lazily pulls the image through the registry cache.
 
 The status is polled (one GET of the DaemonSet per interval): a rollout of hundreds of
-nodes costs one small request a second, and nothing is left to reconnect. A *wave* is an
-observed rise of the updated count: a batch the controller started (at the poll interval,
-batches that start between two polls count as one).
+nodes costs one small request a second while it moves, and nothing is left to reconnect.
+While the status stays the same the interval grows, up to
+:data:`~constructs_nld.defaults.POLL_BACKOFF_CAP` (:class:`~constructs_nld.deploy.throttle.PollBackoff`),
+never past the moment the rollout would count as stalled. A *wave* is an observed rise of
+the updated count: a batch the controller started (at the poll interval, batches that start
+between two polls count as one).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from constructs_nld.defaults import STALL_AFTER
 from constructs_nld.deploy.errors import DeployError, StalledError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import is_ready, not_ready_reasons, selector, target_node
+from constructs_nld.deploy.throttle import PollBackoff
 
 __all__ = [
     "Progress",
@@ -207,7 +211,9 @@ def follow_rollout(
     """
     started = time.monotonic()
     tracker = RolloutTracker(stall_after=stall_after, started=started)
+    interval = PollBackoff(poll_interval)
     polls = 0
+    previous: RolloutStatus | None = None
     while True:
         daemon_set = client.get(ref)
         polls += 1
@@ -242,4 +248,6 @@ def follow_rollout(
                 pods = client.list("v1", "Pod", ref.namespace, label_selector=match)
                 why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
             raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
-        time.sleep(poll_interval)
+        wait = interval.next(changed=status != previous)
+        previous = status
+        time.sleep(min(wait, max(stall_after - tracker.idle(now), 0.0) + 0.01))

@@ -183,15 +183,20 @@ class ControlPlane:
         """
         self._require().apiserver.stop()
 
-    def start_apiserver(self) -> None:
+    def start_apiserver(self, *, wait: bool = True) -> None:
         """Start kube-apiserver again against the same etcd, port and certificates.
 
-        No-op if it is running. Returns once ``/readyz`` answers ``ok``.
+        No start if it is running. Returns once ``/readyz`` answers ``ok``; with ``wait=False``
+        at once, while it starts (a client under test meets it coming up). Call it from the
+        thread that will outlive the process: the kernel stops a child whose parent thread ends.
         """
         apiserver = self._require().apiserver
         self.binary("kube-apiserver")
-        # One attempt: another port would invalidate the kubeconfigs clients hold.
-        apiserver.start(attempts=1)
+        if not apiserver.alive():
+            # One attempt: another port would invalidate the kubeconfigs clients hold.
+            apiserver.start(attempts=1, wait=False)
+        if wait:
+            apiserver.wait_healthy()
 
     def _require(self) -> _Running:
         if self._running is None:

@@ -9,8 +9,10 @@ back through the code under test.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import yaml
 from kubernetes import client as k8s
 
 from tests.harness.rest import ANY_STATUS, Rest
@@ -91,3 +93,27 @@ def create_kube_dns_config_map(api: k8s.ApiClient, data: dict[str, str]) -> Json
             "data": data,
         },
     )
+
+
+def service_account_token(admin: Rest, namespace: str, account: str) -> str:
+    """A token of ServiceAccount ``namespace/account`` (both created if absent), from the TokenRequest API."""
+    admin.request("POST", "/api/v1/namespaces", body={"metadata": {"name": namespace}}, ok=(201, 409))
+    admin.request(
+        "POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", body={"metadata": {"name": account}}, ok=(201, 409)
+    )
+    _, answer = admin.request(
+        "POST",
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token",
+        body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}},
+    )
+    return str(answer["status"]["token"])
+
+
+def kubeconfig_for(admin_kubeconfig: Path, user: str, token: str, path: Path) -> Path:
+    """``admin_kubeconfig`` with ``user`` and its ``token`` in every context, written to ``path``."""
+    config = yaml.safe_load(admin_kubeconfig.read_text())
+    config["users"] = [{"name": user, "user": {"token": token}}]
+    for context in config["contexts"]:
+        context["context"]["user"] = user
+    path.write_text(yaml.safe_dump(config))
+    return path

@@ -123,7 +123,7 @@ CASES: dict[str, tuple[Case, int, str]] = {
     "nothing listens": (
         lambda tmp, cp: (["--kubeconfig", str(_kubeconfig(tmp / "k.yaml", server="https://127.0.0.1:1"))], {}),
         1,
-        "error: cannot reach the API server at https://127.0.0.1:1: connection refused",
+        "error: cannot reach the API server at https://127.0.0.1:1: connection refused (4 retries within --timeout 5s)",
     ),
     "wrong CA": (
         lambda tmp, cp: (
@@ -153,6 +153,33 @@ CASES: dict[str, tuple[Case, int, str]] = {
         lambda tmp, cp: (["--timeout", "nan"], {}),
         2,
         "error: argument --timeout: must be a positive, finite number of seconds, got 'nan' (see deploy.py --help)",
+    ),
+    "--qps 0": (
+        lambda tmp, cp: (["--qps", "0"], {}),
+        2,
+        "error: argument --qps: must be a positive, finite number of requests per second, got '0' "
+        "(see deploy.py --help)",
+    ),
+    "verify --qps fast": (
+        lambda tmp, cp: (["verify", "--qps", "fast"], {}),
+        2,
+        "error: argument --qps: must be a number of requests per second, got 'fast' (see deploy.py verify --help)",
+    ),
+    "--burst 0": (
+        lambda tmp, cp: (["--burst", "0"], {}),
+        2,
+        "error: argument --burst: must be at least 1, got '0' (see deploy.py --help)",
+    ),
+    "uninstall --burst 2.5": (
+        lambda tmp, cp: (["uninstall", "--burst", "2.5"], {}),
+        2,
+        "error: argument --burst: must be a whole number of requests, got '2.5' (see deploy.py uninstall --help)",
+    ),
+    "soak --baseline-qps -1": (
+        lambda tmp, cp: (["soak", "--baseline-qps", "-1"], {}),
+        2,
+        "error: argument --baseline-qps: must be a positive, finite number of queries per second, got '-1' "
+        "(see deploy.py soak --help)",
     ),
     "verify --skip-monitoring": (
         lambda tmp, cp: (["verify", "--skip-monitoring"], {}),
@@ -255,7 +282,14 @@ def test_each_bad_input_exits_with_its_code_and_one_line(
     assert main(["--timeout", "5", *args]) == code
 
     captured = capsys.readouterr()
-    assert captured.out == ""
+    if name == "nothing listens":
+        # Refused connections are retried with back-off until --timeout: a line each, then the count.
+        *retries, summary = captured.out.splitlines()
+        assert [line.split(": ", 1)[1].rsplit(";", 1)[0] for line in retries] == ["connection refused"] * 4
+        assert all(line.startswith("[retry] LIST services/kube-system: ") for line in retries), retries
+        assert summary.startswith("[retries] 4 API request(s) retried (4 unavailable), "), summary
+    else:
+        assert captured.out == ""
     assert captured.err == (
         expected.format(tmp=tmp_path, kubeconfig=control_plane.kubeconfig_path, server=control_plane.server) + "\n"
     )

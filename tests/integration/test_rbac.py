@@ -35,6 +35,7 @@ from constructs_nld.permissions import RBAC_COMMANDS, Command, Permission, Rule,
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.fleet import fleet_node
 from tests.harness.rest import Rest
+from tests.integration import rest
 from tests.simcluster import SimulatedCluster
 
 NAMESPACE = "ci"
@@ -148,26 +149,9 @@ class Deployer:
         return [f"{e['verb']} {e['requestURI']}" for e in self.control_plane.mutating_requests_since(mark, user=USER)]
 
 
-def _token(admin: Rest) -> str:
-    admin.request("POST", "/api/v1/namespaces", body={"metadata": {"name": NAMESPACE}}, ok=(201, 409))
-    admin.request(
-        "POST", f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", body={"metadata": {"name": ACCOUNT}}, ok=(201, 409)
-    )
-    _, answer = admin.request(
-        "POST",
-        f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts/{ACCOUNT}/token",
-        body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}},
-    )
-    return str(answer["status"]["token"])
-
-
 def _deployer(control_plane: ControlPlane, directory: Path) -> Iterator[Deployer]:
-    admin_config = yaml.safe_load(control_plane.kubeconfig_path.read_text())
-    admin_config["users"] = [{"name": ACCOUNT, "user": {"token": _token(control_plane.fixture_api())}}]
-    for context in admin_config["contexts"]:
-        context["context"]["user"] = ACCOUNT
-    kubeconfig = directory / "deployer.kubeconfig"
-    kubeconfig.write_text(yaml.safe_dump(admin_config))
+    token = rest.service_account_token(control_plane.fixture_api(), NAMESPACE, ACCOUNT)
+    kubeconfig = rest.kubeconfig_for(control_plane.kubeconfig_path, ACCOUNT, token, directory / "deployer.kubeconfig")
     deployer = Deployer(control_plane, kubeconfig)
     try:
         yield deployer

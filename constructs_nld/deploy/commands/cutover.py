@@ -69,13 +69,14 @@ from constructs_nld.deploy.errors import (
     StalledError,
 )
 from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
-from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
+from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import KUBE_DNS, is_ready, not_ready_reasons, usable_cluster_ip
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.rollout import Progress, RolloutReport, RolloutStatus, follow_rollout, not_ready_pods
 from constructs_nld.deploy.source import AppSource
 from constructs_nld.deploy.tables import format_table
+from constructs_nld.deploy.throttle import PollBackoff
 from constructs_nld.roles import Role
 
 __all__ = ["end_cutover", "promote", "rollback", "start", "status"]
@@ -295,7 +296,7 @@ class _Start(Deployment):
             live = self.live[self.ref]
             assert live is not None
             try:
-                _write_state(self.client, self.ref, self.state, resource_version=live["metadata"]["resourceVersion"])
+                self._claim(live["metadata"]["resourceVersion"])
             except ApiException as error:
                 if error.status != 409:
                     raise
@@ -304,6 +305,26 @@ class _Start(Deployment):
                     "nothing was applied; see 'python deploy.py cutover status', or rerun"
                 ) from None
             self.out(f"[cutover] started: {summary(self.state)}; state kept on {self.ref}")
+
+    def _claim(self, resource_version: str) -> None:
+        """Write the state only if the DaemonSet is still at ``resource_version`` (409 otherwise).
+
+        Throttled or lost on the way, the write is not resent as it was: a fresh read shows it
+        made (the state is ours), or the DaemonSet unchanged (written again), or changed (409).
+        """
+        assert self.state is not None
+        for reread in range(REREADS + 1):
+            try:
+                _write_state(self.client, self.ref, self.state, resource_version=resource_version)
+                return
+            except RereadError:
+                if reread == REREADS:
+                    raise
+                current = self.client.get(self.ref)
+                if current is not None and state_of(current) == self.state:
+                    return
+                if current is None or current["metadata"]["resourceVersion"] != resource_version:
+                    raise ApiException(status=409, reason="Conflict") from None
 
     def replace(self) -> None:
         """Delete the canary nodes' pods of the old template; the controller makes them anew from the new one."""
@@ -329,12 +350,14 @@ class _Start(Deployment):
         state = self.state
         started = last_progress = time.monotonic()
         best = -1
+        interval = PollBackoff(self.cutover.poll_interval)
         while True:
             pods = _pods(self.client, self.component)
             on_canary = [pod for pod in pods if pod["spec"].get("nodeName") in state.canary_names]
             new = [pod for pod in on_canary if _revision(pod) != state.old_revision]
             ready = [pod for pod in new if is_ready(pod)]
-            if len(ready) > best:
+            changed = len(ready) > best
+            if changed:
                 best, last_progress = len(ready), time.monotonic()
             if len(ready) == len(state.canary):
                 break
@@ -344,7 +367,7 @@ class _Start(Deployment):
                     f"after {self.cutover.stall_after:g}s without progress; not ready: {not_ready_pods(new)}\n"
                     f"  {_ROLLBACK}"
                 )
-            time.sleep(self.cutover.poll_interval)
+            time.sleep(interval.next(changed=changed))
         revision = _revision(ready[0])
         if state.new_revision != revision:
             self.state = state.but(new_revision=revision)

@@ -37,6 +37,7 @@ from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
 from constructs_nld.deploy.options import UninstallOptions
 from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.throttle import PollBackoff
 from constructs_nld.roles import PHASES, ROLES, Role
 
 __all__ = ["UninstallReport", "uninstall"]
@@ -107,6 +108,7 @@ class _Uninstall:
         )
         started = time.monotonic()
         last_progress, remaining = started, len(pods)
+        interval = PollBackoff(self.options.poll_interval)
         gone = live is None
         while pods:
             gone = gone or self.client.get(ref) is None
@@ -118,7 +120,8 @@ class _Uninstall:
                         pod_ref = ObjectRef("v1", "Pod", self.component.namespace, pod["metadata"]["name"])
                         self.delete(pod_ref, pod)
             now = time.monotonic()
-            if len(pods) < remaining:
+            changed = len(pods) < remaining
+            if changed:
                 last_progress, remaining = now, len(pods)
                 self.out(f"[2/{_STEPS}] {len(pods)} pod(s) left after {now - started:.1f}s")
             elif now - last_progress >= self.options.stall_after:
@@ -129,7 +132,8 @@ class _Uninstall:
                     f"'kubectl describe pod -n {self.component.namespace} -l {self.component.pod_selector}', "
                     "then rerun 'python deploy.py uninstall' to continue"
                 )
-            time.sleep(self.options.poll_interval)
+            wait = interval.next(changed=changed)
+            time.sleep(min(wait, max(self.options.stall_after - (now - last_progress), 0.0) + 0.01))
             pods = self.pods()
         self.report.seconds_waiting = time.monotonic() - started
         self.out(f"[2/{_STEPS}] every node-cache pod is gone ({self.report.seconds_waiting:.1f}s)")
