@@ -314,17 +314,18 @@ class Deployment:
         computed again from a fresh read (which shows it made when it was).
         """
         current: Manifest | None = live
-        for reread in range(REREADS + 1):
+        rereads = 0
+        while True:
             patch = None if current is None else take_over_patch(current, datetime.now(UTC))
             if patch is None:
                 return None if current is live else current
             try:
                 return self.client.json_patch(ref, patch, field_manager=FIELD_MANAGER, dry_run=self.options.dry_run)
             except RereadError:
-                if reread == REREADS:
+                rereads += 1
+                if rereads > REREADS:
                     raise
                 current = self.client.get(ref)
-        raise AssertionError("the last reread raises")
 
     def reconcile(self, desired: Manifest, ref: ObjectRef) -> tuple[Manifest, ObjectResult | None]:
         """Apply ``desired`` unless the live object is it already; the object after, and what happened (None: diff)."""

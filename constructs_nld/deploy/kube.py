@@ -183,8 +183,6 @@ class KubeClient:
         self._clock, self._sleep, self._rng = clock, sleep, rng
         self.retries = RetryCounts()
         """The retries this client made: the command's closing line says how many."""
-        self.paced = 0.0
-        """Seconds this client waited for its own pacing (``qps``, ``burst``)."""
         self.on_retry: Callable[[str], None] = _stderr
         """Where each retry is reported, on one line (the CLI sets its output)."""
 
@@ -231,7 +229,6 @@ class KubeClient:
         while True:
             paced = self._bucket.take()
             if paced > 0:
-                self.paced += paced
                 self._sleep(paced)
             failure, attempt = self._attempt(method, url, headers, body)
             if attempt is None:

@@ -248,6 +248,5 @@ def follow_rollout(
                 pods = client.list("v1", "Pod", ref.namespace, label_selector=match)
                 why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
             raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
-        wait = interval.next(changed=status != previous)
+        time.sleep(interval.next(changed=status != previous, stalls_in=stall_after - tracker.idle(now)))
         previous = status
-        time.sleep(min(wait, max(stall_after - tracker.idle(now), 0.0) + 0.01))

@@ -222,6 +222,10 @@ class TokenBucket:
         return 0.0 if self._tokens >= 0 else -self._tokens / self.qps
 
 
+_PAST_THE_STALL: Final = 0.01
+"""How far past the stall moment a capped poll sleeps, so that the read after it decides."""
+
+
 @dataclass
 class PollBackoff:
     """The interval of a wait that polls: ``base`` while what it reads changes, growing to ``cap`` while it does not.
@@ -241,10 +245,14 @@ class PollBackoff:
         self.cap = max(self.cap, self.base)
         self.current = self.base
 
-    def next(self, *, changed: bool) -> float:
-        """The seconds to wait before the next read, given whether the last read showed a change."""
+    def next(self, *, changed: bool, stalls_in: float) -> float:
+        """The seconds to wait before the next read, given whether the last read showed a change.
+
+        ``stalls_in`` is how long until the wait would count as stalled: the sleep ends just
+        after that moment, never later, so a grown interval does not delay the verdict.
+        """
         self.current = self.base if changed else min(self.current * self.factor, self.cap)
-        return self.current
+        return min(self.current, max(stalls_in, 0.0) + _PAST_THE_STALL)
 
 
 def describe_request(method: str, path: str) -> str:

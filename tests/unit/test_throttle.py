@@ -173,10 +173,18 @@ def test_the_token_bucket_refuses_a_rate_that_would_never_send(qps: float, burst
 
 def test_a_poll_backs_off_while_nothing_changes_and_resets_on_a_change() -> None:
     poll = PollBackoff(1.0, cap=5.0, factor=1.5)
-    still = [poll.next(changed=False) for _ in range(6)]
+    still = [poll.next(changed=False, stalls_in=60.0) for _ in range(6)]
     assert still == [1.5, 2.25, 3.375, 5.0, 5.0, 5.0]
-    assert poll.next(changed=True) == 1.0
-    assert PollBackoff(10.0, cap=5.0).next(changed=False) == 10.0
+    assert poll.next(changed=True, stalls_in=60.0) == 1.0
+    assert PollBackoff(10.0, cap=5.0).next(changed=False, stalls_in=60.0) == 10.0
+
+
+def test_a_poll_never_sleeps_past_the_moment_the_wait_stalls() -> None:
+    poll = PollBackoff(1.0, cap=5.0, factor=1.5)
+    assert [poll.next(changed=False, stalls_in=60.0) for _ in range(4)] == [1.5, 2.25, 3.375, 5.0]
+    assert poll.next(changed=False, stalls_in=2.0) == pytest.approx(2.01)  # just past the stall, not 5 s
+    assert poll.next(changed=False, stalls_in=-3.0) == pytest.approx(0.01)  # already stalled: read at once
+    assert poll.next(changed=False, stalls_in=60.0) == 5.0  # the grown interval is kept
 
 
 @pytest.mark.parametrize(
@@ -347,4 +355,4 @@ def test_requests_are_paced_by_qps_and_burst() -> None:
     for _ in range(8):
         client.get(DS)
     assert clock.slept == pytest.approx([0.5, 0.5, 0.5])
-    assert client.paced == pytest.approx(1.5) and client.retries.total == 0
+    assert client.retries.total == 0

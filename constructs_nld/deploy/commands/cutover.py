@@ -361,13 +361,14 @@ class _Start(Deployment):
                 best, last_progress = len(ready), time.monotonic()
             if len(ready) == len(state.canary):
                 break
-            if time.monotonic() - last_progress >= self.cutover.stall_after:
+            idle = time.monotonic() - last_progress
+            if idle >= self.cutover.stall_after:
                 raise StalledError(
                     f"cutover of {self.ref}: {len(ready)} of {len(state.canary)} canary pods ready on the new template "
                     f"after {self.cutover.stall_after:g}s without progress; not ready: {not_ready_pods(new)}\n"
                     f"  {_ROLLBACK}"
                 )
-            time.sleep(interval.next(changed=changed))
+            time.sleep(interval.next(changed=changed, stalls_in=self.cutover.stall_after - idle))
         revision = _revision(ready[0])
         if state.new_revision != revision:
             self.state = state.but(new_revision=revision)

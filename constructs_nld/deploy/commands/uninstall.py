@@ -132,8 +132,7 @@ class _Uninstall:
                     f"'kubectl describe pod -n {self.component.namespace} -l {self.component.pod_selector}', "
                     "then rerun 'python deploy.py uninstall' to continue"
                 )
-            wait = interval.next(changed=changed)
-            time.sleep(min(wait, max(self.options.stall_after - (now - last_progress), 0.0) + 0.01))
+            time.sleep(interval.next(changed=changed, stalls_in=self.options.stall_after - (now - last_progress)))
             pods = self.pods()
         self.report.seconds_waiting = time.monotonic() - started
         self.out(f"[2/{_STEPS}] every node-cache pod is gone ({self.report.seconds_waiting:.1f}s)")
