@@ -103,6 +103,7 @@ __all__ = [
     "SHELL",
     "SOAK_BASELINE_WINDOW",
     "SOAK_MIN_QPS_DROP",
+    "SOAK_ROLLOUT_SETTLE",
     "CANARY_ERROR_RATIO",
     "CANARY_ERROR_SLACK",
     "CANARY_LATENCY_RATIO",
@@ -276,6 +277,10 @@ SOAK_BASELINE_WINDOW: Final = "1d"
 """How much of the time before node-cache's first scrape makes the CoreDNS baseline."""
 SOAK_MIN_QPS_DROP: Final = 0.5
 """The spec's "should drop dramatically", made a number: cluster CoreDNS QPS at least halved."""
+SOAK_ROLLOUT_SETTLE: Final = 60.0
+"""Seconds a DaemonSet must stay whole after a rollout for the rollout to be over. The spec's pods
+have no readiness probe, so a new pod that crash-loops looks available each time its container
+starts; unavailability that comes back sooner belongs to the rollout that made the pod."""
 
 API_QPS: Final = 50.0
 """Requests a second each client paces itself to, after its burst: kubectl's rate for discovery (client-go's

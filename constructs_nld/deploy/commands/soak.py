@@ -8,7 +8,8 @@ DaemonSet's namespace, name and container), over a window ending now:
    rollout, since the spec's soak includes a planned mid-soak rollout. A rollout starts when
    updated pods fall behind desired ones, or when the DaemonSet's ``metadata.generation``
    grows: on a real node a pod may be replaced between two scrapes, so that no scrape sees
-   it behind, only its new pod not yet available;
+   it behind, only its new pod not yet available. It ends once the DaemonSet has stayed
+   whole for :data:`~constructs_nld.defaults.SOAK_ROLLOUT_SETTLE`;
 3. cluster CoreDNS QPS (``coredns_dns_requests_total`` of the ``coredns`` PodMonitor's job)
    at least :data:`~constructs_nld.defaults.SOAK_MIN_QPS_DROP` below its pre-NodeLocal-DNS baseline: the rate over the
    ``baseline_window`` before node-cache's first scrape, or a rate given by hand;
@@ -116,17 +117,23 @@ def rollouts(
     behind: Mapping[float, float],
     step: float,
     generation: Mapping[float, float] | None = None,
+    settle: float = defaults.SOAK_ROLLOUT_SETTLE,
 ) -> Rollouts:
     """Walk the steps with data: a rollout starts when updated pods fall behind desired ones (``behind > 0``).
 
     ``unavailable``, ``behind`` and ``generation`` (the DaemonSet's ``metadata.generation``)
     map step times to values. A rollout also starts at a step whose generation is above the
-    last one seen: a template change whose pod was replaced between two scrapes. It lasts
-    until no pod is behind *and* none is unavailable, since the last pod updated may still
-    be starting. Unavailability at any other step counts against the soak.
+    last one seen: a template change whose pod was replaced between two scrapes. It ends at
+    the first step where no pod is behind *and* none is unavailable (the last pod updated may
+    still be starting), once the DaemonSet has stayed so for ``settle`` seconds: a new pod
+    that crash-loops is available for a moment at each start, and its unavailability after
+    that moment is still the rollout's. Unavailability at any other step counts against the
+    soak. A DaemonSet whole at the window's end has ended its rollout.
     """
     generations = generation or {}
-    count, longest, started = 0, 0.0, None
+    count, longest = 0, 0.0
+    started: float | None = None
+    whole_since: float | None = None
     last_generation: float | None = None
     outside: list[float] = []
     steps = sorted(unavailable)
@@ -136,17 +143,22 @@ def rollouts(
         changed = current is not None and last_generation is not None and current > last_generation
         if current is not None:
             last_generation = current
-        if started is None and (lag > 0 or changed):
+        begins = lag > 0 or changed
+        if started is not None and whole_since is not None and begins:
+            longest, started, whole_since = max(longest, whole_since - started), None, None
+        if started is None and begins:
             started, count = at, count + 1
-        if started is not None:
-            if lag <= 0 and down <= 0:
-                longest = max(longest, at - started)
-                started = None
-        elif down > 0:
-            outside.append(at)
+        if started is None:
+            if down > 0:
+                outside.append(at)
+            continue
+        whole_since = (whole_since if whole_since is not None else at) if lag <= 0 and down <= 0 else None
+        if whole_since is not None and at - whole_since >= settle:
+            longest, started, whole_since = max(longest, whole_since - started), None, None
+    rolling = started is not None and whole_since is None
     if started is not None:
-        longest = max(longest, steps[-1] - started + step)
-    return Rollouts(count, longest, tuple(outside), started is not None)
+        longest = max(longest, (whole_since if whole_since is not None else steps[-1] + step) - started)
+    return Rollouts(count, longest, tuple(outside), rolling)
 
 
 class _Soak:
