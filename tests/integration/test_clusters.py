@@ -9,6 +9,7 @@ are read from its own audit log.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -186,6 +187,8 @@ def test_verify_across_the_fleet_fails_on_the_cluster_whose_upstream_was_recreat
     upstream = rest.get(UPSTREAM)
     assert upstream is not None
     rest.request("DELETE", UPSTREAM)
+    fleet.sims["sim2"].wait_for("kube-dns-upstream to be deleted", lambda: rest.get(UPSTREAM) is None)
+    time.sleep(1.1)  # creationTimestamp has one-second resolution: the pods must be a second older
     spec = {k: v for k, v in upstream["spec"].items() if k not in ("clusterIP", "clusterIPs")}
     metadata = {k: upstream["metadata"][k] for k in ("name", "namespace", "labels")}
     rest.request(

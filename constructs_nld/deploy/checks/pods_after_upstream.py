@@ -1,6 +1,8 @@
 """``pods-created-after-upstream-service``: every pod was given ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
 
 kubelet injects a Service's variables only into pods created after the Service.
+Timestamps have whole seconds, so a pod created in the Service's own second counts as after
+it: a fresh deploy creates both within one.
 """
 
 from __future__ import annotations
