@@ -428,10 +428,20 @@ def test_the_keepers_readiness_probe_fails_on_node_caches_unconditional_rules(no
 
 # ---------------------------------------------------------------- host-network clients ---
 def _dig_while_gone(node: RealNodeBed, pod: dict[str, Any], server: str) -> probes.DigResult:
-    """SIGKILL node-cache, then a host-network lookup to ``server`` before kubelet has restarted it."""
-    os.kill(node.container_pid(pod), signal.SIGKILL)
-    result = probes.dig(node.bed.node, NAME, server=server)
-    assert node.running_tasks(pod["metadata"]["uid"]) == [], "kubelet restarted node-cache before the lookup ended"
+    """SIGKILL node-cache, then a host-network lookup to ``server`` before kubelet has restarted it.
+
+    kubelet is paused (SIGSTOP) from the kill until the lookup has ended: the module caps its
+    crash-loop back-off at 1 s, and a restart can otherwise come before the lookup is sent.
+    """
+    kubelet = node.node.kubelet.process
+    assert kubelet is not None
+    kubelet.send_signal(signal.SIGSTOP)
+    try:
+        os.kill(node.container_pid(pod), signal.SIGKILL)
+        result = probes.dig(node.bed.node, NAME, server=server)
+        assert node.running_tasks(pod["metadata"]["uid"]) == [], "node-cache ran again before the lookup ended"
+    finally:
+        kubelet.send_signal(signal.SIGCONT)
     return result
 
 
