@@ -433,15 +433,14 @@ def _dig_while_gone(node: RealNodeBed, pod: dict[str, Any], server: str) -> prob
     kubelet is paused (SIGSTOP) from the kill until the lookup has ended: the module caps its
     crash-loop back-off at 1 s, and a restart can otherwise come before the lookup is sent.
     """
-    kubelet = node.node.kubelet.process
-    assert kubelet is not None
-    kubelet.send_signal(signal.SIGSTOP)
+    kubelet = node.node.kubelet
+    kubelet.signal(signal.SIGSTOP)
     try:
         os.kill(node.container_pid(pod), signal.SIGKILL)
         result = probes.dig(node.bed.node, NAME, server=server)
         assert node.running_tasks(pod["metadata"]["uid"]) == [], "node-cache ran again before the lookup ended"
     finally:
-        kubelet.send_signal(signal.SIGCONT)
+        kubelet.signal(signal.SIGCONT)
     return result
 
 

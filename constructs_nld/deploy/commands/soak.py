@@ -152,7 +152,10 @@ def rollouts(
             if down > 0:
                 outside.append(at)
             continue
-        whole_since = (whole_since if whole_since is not None else at) if lag <= 0 and down <= 0 else None
+        if lag > 0 or down > 0:
+            whole_since = None
+        elif whole_since is None:
+            whole_since = at
         if whole_since is not None and at - whole_since >= settle:
             longest, started, whole_since = max(longest, whole_since - started), None, None
     rolling = started is not None and whole_since is None
