@@ -139,6 +139,7 @@ bench: setup system binaries
 	$(PY) bench/disruption.py
 	$(PY) bench/soak.py
 	$(PY) bench/scale.py
+	$(PY) bench/discovery.py
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

@@ -58,8 +58,8 @@ from tests.e2e import probes  # noqa: E402
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace, Testbed, require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, find_node_cache_binary  # noqa: E402
 from tests.e2e.realnode import RealNodeBed, node_images, real_node  # noqa: E402
-from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
+from tests.harness.resolver import LoadResult, ResolverLoad  # noqa: E402
 
 NO_NLD = "(i) kube-dns ClusterIP → kube-proxy DNAT → cluster CoreDNS (no NLD)"
 INTERCEPTED = "(iii) kube-dns ClusterIP intercepted by node-cache"

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld import NodeLocalDNSProps, synthesize  # noqa: E402
-from constructs_nld.deploy import deploy, load_client, props_source  # noqa: E402
+from constructs_nld.deploy import deploy, load_client, open_session, props_source  # noqa: E402
 from constructs_nld.deploy.cli import main as deploy_cli  # noqa: E402
 from constructs_nld.deploy.kube import KubeClient  # noqa: E402
 from tests.controlplane import ControlPlane  # noqa: E402
@@ -91,7 +91,7 @@ def main() -> int:
         def run_deploy() -> None:
             # A client per run, as each deploy.py has: nothing discovered is carried over.
             fresh = load_client(str(cluster.kubeconfig_path), None, timeout=30)
-            deploy(fresh, source, out=lambda line: None)
+            deploy(open_session(fresh, source, read="deployable", out=lambda line: None))
 
         def run_cli() -> None:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -124,7 +124,7 @@ def main() -> int:
         for _ in range(args.runs):
             rows["no-op redeploy via deploy.py (runs the app)"].append(measure(cluster, run_cli))
             rows["baseline: the app's synth alone (python main.py)"].append(measure(cluster, run_synth))
-        cluster_ip = deploy(client, source, out=lambda line: None).cluster_ip
+        cluster_ip = deploy(open_session(client, source, read="deployable", out=lambda line: None)).cluster_ip
         for _ in range(args.runs):
             rows["baseline: apply all (no-op)"].append(measure(cluster, lambda: naive_apply(client, cluster_ip)))
         for _ in range(args.runs):

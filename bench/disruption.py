@@ -4,7 +4,7 @@ Everything runs on a real node (``tests/e2e/realnode.py``): kubelet v1.34.4 on c
 real kube-proxy v1.34.4 in each of its modes (a column set each), the simulated cluster's
 DaemonSet controller, and the synthesized DaemonSet's pod (node-cache 1.26.8 and, in the
 fallthrough mode, the rule keeper). The pod sends resolver-style lookups (a fresh socket each,
-``tests/e2e/resolver.py``) to the kube-dns ClusterIP at a fixed rate for the whole window,
+``tests/harness/resolver.py``) to the kube-dns ClusterIP at a fixed rate for the whole window,
 while the synthesized pod goes through:
 
 (a) **rolling update**, as a template change makes one: the controller deletes the pod,
@@ -51,8 +51,8 @@ from constructs_nld.props import Interception  # noqa: E402
 from tests.e2e.netns import require_root, sweep_stale  # noqa: E402
 from tests.e2e.nodecache import NODE_CACHE_MISSING, find_node_cache_binary  # noqa: E402
 from tests.e2e.realnode import SERVED_NAMES, RealNodeBed, kubectl_objects, node_images, real_node  # noqa: E402
-from tests.e2e.resolver import LoadResult, ResolverLoad  # noqa: E402
 from tests.harness.node import PROXY_MODES, ProxyMode  # noqa: E402
+from tests.harness.resolver import LoadResult, ResolverLoad  # noqa: E402
 
 DEFAULT_CHART = Path(__file__).resolve().parent / "results" / "disruption.png"
 LEAD = 5.0

@@ -48,10 +48,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from constructs_nld import NodeLocalDNSProps  # noqa: E402
 from constructs_nld.defaults import API_BURST, API_QPS  # noqa: E402
 from constructs_nld.deploy import (  # noqa: E402
+    CheckResult,
     DeployOptions,
     DeployReport,
     deploy,
     load_client,
+    open_session,
     props_source,
     uninstall,
     verify,
@@ -61,7 +63,8 @@ from constructs_nld.deploy.cli import main as deploy_cli  # noqa: E402
 from constructs_nld.deploy.commands import cutover  # noqa: E402
 from constructs_nld.deploy.kube import KubeClient  # noqa: E402
 from constructs_nld.deploy.options import CutoverOptions, UninstallOptions  # noqa: E402
-from constructs_nld.deploy.source import AppChart, AppSource  # noqa: E402
+from constructs_nld.deploy.session import ClusterRead, Session  # noqa: E402
+from constructs_nld.deploy.source import AppChart  # noqa: E402
 from tests.controlplane import ADMIN_USER, FIXTURE_USER  # noqa: E402
 from tests.fleet import eks_fleet  # noqa: E402
 from tests.simcluster import SimulatedCluster  # noqa: E402
@@ -118,7 +121,15 @@ def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Pha
         wait = DeployOptions(wait=True, stall_after=120.0, rollout_poll_interval=0.25)
 
         def deploy_wait() -> DeployReport:
-            return deploy(load_client(kubeconfig, None, timeout=60), props_source(props), wait, out=lambda _: None)
+            return deploy(
+                open_session(
+                    load_client(kubeconfig, None, timeout=60),
+                    props_source(props),
+                    read="deployable",
+                    out=lambda _: None,
+                ),
+                wait,
+            )
 
         phase, report = measure(sim, deploy_wait)
         phases["deploy --wait (fresh install)"] = with_rollout(phase, report)
@@ -130,7 +141,11 @@ def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Pha
         for _ in range(runs):
             # A client per run, as each deploy.py has: nothing discovered is carried over.
             fresh = load_client(kubeconfig, None, timeout=60)
-            phase, results = measure(sim, lambda: verify(fresh, lambda _ip: charts, now=later))  # noqa: B023
+
+            def checked(client: KubeClient = fresh) -> list[CheckResult]:
+                return verify(open_session(client, lambda _ip: charts, read="installed"), now=later)
+
+            phase, results = measure(sim, checked)
             failed = [r.name for r in results if r.status == "fail"]
             assert failed == [], failed
             samples.append(phase)
@@ -164,11 +179,19 @@ def run_size(nodes: int, runs: int, log: Callable[[str], None]) -> dict[str, Pha
         cutover_phases(sim, client, phases, log, nodes)
 
         phase, done = measure(
-            sim, lambda: uninstall(client, lambda _ip: charts, UninstallOptions(poll_interval=0.5), out=lambda _: None)
+            sim,
+            lambda: uninstall(
+                open_session(client, lambda _ip: charts, read="installed", out=lambda _: None),
+                UninstallOptions(poll_interval=0.5),
+            ),
         )
         phase.extra["pods"] = done.pods_waited_for
         phases["uninstall"] = phase
-        left = [r.name for r in verify_uninstalled(client, lambda _ip: charts) if r.status == "fail"]
+        left = [
+            r.name
+            for r in verify_uninstalled(open_session(client, lambda _ip: charts, read="installed"))
+            if r.status == "fail"
+        ]
         assert left == [], left
         log(f"{nodes} nodes: uninstall {phase.seconds:.1f}s")
     return phases
@@ -181,20 +204,22 @@ def cutover_phases(
 
     The rollouts are polled 4 times a second, as deploy --wait's above.
     """
-    options = CutoverOptions(stall_after=120.0, poll_interval=0.25, force=True, timeout=60.0)
+    options = CutoverOptions(
+        stall_after=120.0, poll_interval=0.25, force=True, cluster_ip_timeout=60.0, restart_timeout=60.0
+    )
 
-    def bumped(tag: str) -> AppSource:
-        return props_source(NodeLocalDNSProps(image=f"registry.k8s.io/dns/k8s-dns-node-cache:{tag}"))
+    def bumped(tag: str, read: ClusterRead = "deployable") -> Session:
+        source = props_source(NodeLocalDNSProps(image=f"registry.k8s.io/dns/k8s-dns-node-cache:{tag}"))
+        return open_session(client, source, read=read, out=lambda _: None)
 
-    quiet: Callable[[str], None] = lambda _: None  # noqa: E731
-    phase, state = measure(sim, lambda: cutover.start(client, bumped("1.26.9"), options, out=quiet))
+    phase, state = measure(sim, lambda: cutover.start(bumped("1.26.9"), options))
     phase.extra["canary"] = len(state.canary)
     phases["cutover start"] = phase
-    phase, report = measure(sim, lambda: cutover.promote(client, bumped("1.26.9"), options, None, out=quiet))
+    phase, report = measure(sim, lambda: cutover.promote(bumped("1.26.9"), options))
     phases["cutover promote (the rest)"] = with_rollout(phase, report)
     log(f"{nodes} nodes: cutover start {phases['cutover start'].seconds:.1f}s, promote {phase.seconds:.1f}s")
-    cutover.start(client, bumped("1.26.10"), options, out=quiet)
-    phase, rolled = measure(sim, lambda: cutover.rollback(client, bumped("1.26.10"), options, out=quiet))
+    cutover.start(bumped("1.26.10"), options)
+    phase, rolled = measure(sim, lambda: cutover.rollback(bumped("1.26.10", "installed"), options))
     assert rolled is not None
     phase.waves, phase.max_unavailable = rolled.waves, rolled.max_unavailable
     phases["cutover rollback (the canary)"] = phase

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from constructs_nld.deploy.commands.soak import SoakTargets, soak  # noqa: E402
 from constructs_nld.deploy.options import SoakOptions
-from tests.prometheus import Prometheus, backfill  # noqa: E402
+from tests.harness.prometheus import Prometheus, backfill  # noqa: E402
 from tests.soakhistory import STEP, Cluster, openmetrics  # noqa: E402
 
 DAY = 86400

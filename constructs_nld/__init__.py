@@ -16,7 +16,13 @@ from constructs_nld.lazy import lazy_names
 
 if TYPE_CHECKING:
     from constructs_nld.alerts import AlertGroup, AlertRule, AlertSettings, NodeLocalDNSAlerts
-    from constructs_nld.app import SynthesizedChart, context_from_environment, props_from_environment, synthesize
+    from constructs_nld.app import (
+        SynthesizedChart,
+        cluster_from_environment,
+        context_from_environment,
+        props_from_environment,
+        synthesize,
+    )
     from constructs_nld.corefile import Corefile, Directive, ServerBlock
     from constructs_nld.dns import (
         CacheSettings,
@@ -70,7 +76,13 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "constructs_nld.alerts": ("AlertGroup", "AlertRule", "AlertSettings", "NodeLocalDNSAlerts"),
-    "constructs_nld.app": ("SynthesizedChart", "context_from_environment", "props_from_environment", "synthesize"),
+    "constructs_nld.app": (
+        "SynthesizedChart",
+        "cluster_from_environment",
+        "context_from_environment",
+        "props_from_environment",
+        "synthesize",
+    ),
     "constructs_nld.corefile": ("Corefile", "Directive", "ServerBlock"),
     "constructs_nld.keeper": ("Keeper",),
     "constructs_nld.monitoring": (
@@ -171,6 +183,7 @@ __all__ = [
     "UpstreamServiceProps",
     "ZoneCache",
     "check_deployable",
+    "cluster_from_environment",
     "context_from_environment",
     "default_tolerations",
     "find_unresolved_placeholders",

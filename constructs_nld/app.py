@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from constructs_nld.defaults import CLUSTER_IP_ENV, CONTEXT_ENV
+from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV
 from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
 from constructs_nld.roles import Phase
@@ -37,6 +37,7 @@ __all__ = [
     "PREVIEW_DIR",
     "STAGING_DIR",
     "SynthesizedChart",
+    "cluster_from_environment",
     "context_from_environment",
     "main",
     "props_from_environment",
@@ -65,8 +66,17 @@ class SynthesizedChart:
 
 
 def context_from_environment(environ: Mapping[str, str]) -> str | None:
-    """The kubeconfig context ``deploy.py`` synthesizes for (``$NLD_CONTEXT``), or None (a preview, one cluster)."""
+    """The kubeconfig context ``deploy.py`` synthesizes for (``$NLD_CONTEXT``), or None (a preview, in-cluster)."""
     return environ.get(CONTEXT_ENV, "").strip() or None
+
+
+def cluster_from_environment(environ: Mapping[str, str]) -> str | None:
+    """The cluster ``deploy.py`` synthesizes for: ``$NLD_CLUSTER``, else ``$NLD_CONTEXT``; None for a preview.
+
+    ``deploy.py`` sets both for every cluster it works on, one or a fleet: the name is the
+    ``name:`` of the cluster's ``clusters.yaml`` entry, else its context.
+    """
+    return environ.get(CLUSTER_ENV, "").strip() or context_from_environment(environ)
 
 
 def props_from_environment(
@@ -74,18 +84,33 @@ def props_from_environment(
     props: NodeLocalDNSProps | None = None,
     *,
     clusters: Mapping[str, NodeLocalDNSProps] | None = None,
+    base_for_others: bool = False,
 ) -> NodeLocalDNSProps:
     """``props`` (default: the spec's) with the ClusterIP from ``KUBE_DNS_CLUSTER_IP``, if set.
 
-    ``clusters`` holds per-cluster props by kubeconfig context: when ``$NLD_CONTEXT`` names
-    one of them, those props are used instead of ``props`` (a pool's taint only one cluster has).
+    ``clusters`` holds per-cluster props by cluster name (:func:`cluster_from_environment`):
+    when the environment names one of them, those props are used instead of ``props`` (a
+    pool's taint only one cluster has). A cluster that is not among them is refused, naming
+    the known ones, unless ``base_for_others`` says ``props`` are meant for every other
+    cluster: a typo in a name, or a teammate's context named differently, would otherwise
+    deploy the base props without a word. A preview (no cluster named) gets ``props``.
 
-    An unset or empty variable gives a preview. A bad value raises the prop's own error,
+    An unset or empty address gives a preview. A bad value raises the prop's own error,
     which names the variable it came from. Portable props take no address: they are
     returned as they are, and the deploy checks the live address without writing it.
     """
-    context = context_from_environment(environ)
-    base = (clusters or {}).get(context or "") or props or NodeLocalDNSProps()
+    cluster = cluster_from_environment(environ)
+    base = props or NodeLocalDNSProps()
+    if clusters and cluster is not None:
+        if cluster in clusters:
+            base = clusters[cluster]
+        elif not base_for_others:
+            known = ", ".join(repr(name) for name in clusters)
+            raise ValueError(
+                f"clusters: cluster {cluster!r} is not among the app's clusters ({known}): add its props under that "
+                "name (a --contexts-from file's 'name:' sets it), or pass base_for_others=True to give every other "
+                "cluster the base props"
+            )
     value = environ.get(CLUSTER_IP_ENV, "").strip()
     if not value or base.portable:
         return base
@@ -119,18 +144,19 @@ def main(
     environ: Mapping[str, str] = os.environ,
     *,
     clusters: Mapping[str, NodeLocalDNSProps] | None = None,
+    base_for_others: bool = False,
 ) -> int:
     """Synthesize ``props`` (default: the spec's) with the ClusterIP of ``$KUBE_DNS_CLUSTER_IP``; return the exit code.
 
-    ``clusters``: per-cluster props by kubeconfig context, used when ``$NLD_CONTEXT`` names
-    one (:func:`props_from_environment`).
+    ``clusters``: per-cluster props by cluster name, used when ``$NLD_CLUSTER`` names one;
+    another cluster is refused unless ``base_for_others`` (:func:`props_from_environment`).
 
     ``deploy.py`` runs the app with the variable set to the live address
     (:func:`props_from_environment`). One line on stderr says what was written: a preview
     or deployable output, and where.
     """
     try:
-        props = props_from_environment(environ, props, clusters=clusters)
+        props = props_from_environment(environ, props, clusters=clusters, base_for_others=base_for_others)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

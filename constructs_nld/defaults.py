@@ -23,7 +23,9 @@ __all__ = [
     "CLUSTER_DOMAIN",
     "CLUSTER_DOMAIN_CACHE_DENIAL",
     "CLUSTER_DOMAIN_CACHE_SUCCESS",
+    "CLUSTER_ENV",
     "CLUSTER_IP_ENV",
+    "CLUSTER_IP_POLL",
     "CONTEXT_ENV",
     "CONFIG_MAP_NAME",
     "CONTAINER_NAME",
@@ -46,6 +48,7 @@ __all__ = [
     "HEALTH_PORT",
     "IMAGE",
     "IMAGE_PULL_POLICY",
+    "IN_CLUSTER_NAME",
     "INTERCEPTION",
     "IPTABLES_WAIT_SECONDS",
     "KEEPER_CAPABILITIES",
@@ -128,9 +131,14 @@ __all__ = [
 # --- how the address reaches a synth -----------------------------------------------------
 CLUSTER_IP_ENV: Final = "KUBE_DNS_CLUSTER_IP"
 """Environment variable holding the live kube-dns ClusterIP for ``cdk8s synth`` (``deploy.py`` sets it)."""
+CLUSTER_ENV: Final = "NLD_CLUSTER"
+"""Environment variable naming the cluster ``deploy.py`` synthesizes the app for: the ``name:`` of its
+``clusters.yaml`` entry, else its kubeconfig context (unset: a preview). An app keeps per-cluster props in a
+dict keyed by it. Set in ``deploy.py``'s own environment, it names an in-cluster run."""
 CONTEXT_ENV: Final = "NLD_CONTEXT"
-"""Environment variable holding the kubeconfig context ``deploy.py`` synthesizes the app for (unset: a preview,
-or one cluster without ``--context``): an app keeps per-cluster props in a dict keyed by it."""
+"""Environment variable holding the kubeconfig context of that cluster (unset: a preview, or in-cluster)."""
+IN_CLUSTER_NAME: Final = "in-cluster"
+"""The cluster's name in an in-cluster run (a pod's service account, no kubeconfig) unless ``$NLD_CLUSTER`` names it."""
 
 # --- where things live ------------------------------------------------------------------
 NAMESPACE: Final = "kube-system"
@@ -264,7 +272,10 @@ ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
 
 # --- the deploy CLI (constructs_nld.deploy) ------------------------------------------------
 DEPLOY_TIMEOUT: Final = 30.0
-"""Seconds per API request, for kube-dns-upstream's ClusterIP, and for the restart under conflicts."""
+"""Seconds each timed wait of a command may take (``--timeout`` sets them all): an API request with its retries,
+kube-dns-upstream's ClusterIP, the restart under conflicts, a Prometheus query."""
+CLUSTER_IP_POLL: Final = 0.2
+"""Seconds between the first two reads of a Service waiting for its ClusterIP (it usually has one at once)."""
 STALL_AFTER: Final = 300.0
 """Seconds without progress after which a rollout (or an uninstall's wait) counts as stalled: several
 times what a batch takes when a cold node lazily pulls the image through the registry cache (30-60 s,

@@ -20,12 +20,9 @@ the fates restarts kwok (about a second), which keeps "from now on, pods crash" 
 
 from __future__ import annotations
 
-import atexit
-import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from tests.fleet import FleetNode, node_manifest
 from tests.harness.components import (
@@ -41,6 +38,7 @@ from tests.harness.components import (
 from tests.harness.controlplane import ControlPlane
 from tests.harness.kwokstages import PodFate, kwok_stages
 from tests.harness.process import wait_until
+from tests.harness.stack import Stack
 
 NOT_READY = "node.kubernetes.io/not-ready"
 """The taint the node lifecycle controller keeps on a node while it is not Ready."""
@@ -59,12 +57,12 @@ __all__ = [
 ]
 
 
-class SimulatedCluster:
+class SimulatedCluster(Stack):
     """A control plane with controllers, a scheduler and kwok's simulated kubelets.
 
-    Use as a context manager or call :meth:`start` / :meth:`stop`. :meth:`add_nodes`
-    creates nodes (see :mod:`tests.fleet`); :meth:`set_pod_fates` says how their pods
-    behave; :meth:`reset` returns to an empty cluster between tests.
+    Use as a context manager or call :meth:`start` / :meth:`stop` (a :class:`~tests.harness.stack.Stack`).
+    :meth:`add_nodes` creates nodes (see :mod:`tests.fleet`); :meth:`set_pod_fates` says how
+    their pods behave; :meth:`reset` returns to an empty cluster between tests.
 
     Parameters:
         cache_dir: Cache root holding the binaries (default as :class:`ControlPlane`).
@@ -79,6 +77,7 @@ class SimulatedCluster:
         ``node_users`` are the users of real nodes' kubelets and kube-proxies
         (:mod:`tests.harness.node`), each with a kubeconfig of its own.
         """
+        super().__init__()
         self.control_plane = ControlPlane(
             cache_dir=cache_dir,
             startup_timeout=startup_timeout,
@@ -86,17 +85,6 @@ class SimulatedCluster:
         )
         self.startup_timeout = startup_timeout
         self.components: list[Component] = []
-        self.startup_seconds: float | None = None
-
-    def __enter__(self) -> Self:
-        """Start the cluster and return it."""
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Stop the cluster."""
-        self.stop()
 
     @property
     def kwok(self) -> Kwok:
@@ -108,33 +96,21 @@ class SimulatedCluster:
         """kube-controller-manager."""
         return next(c for c in self.components if isinstance(c, ControllerManager))
 
-    def start(self) -> Self:
-        """Start the control plane, then kube-controller-manager, kube-scheduler and kwok; return self."""
-        began = time.monotonic()
-        self.control_plane.start()
-        atexit.register(self.stop)
-        options = {"startup_timeout": self.startup_timeout, "stop_timeout": 15.0}
-        try:
-            self.components = [
-                ControllerManager(self.control_plane, **options),
-                Scheduler(self.control_plane, **options),
-                Kwok(self.control_plane, **options),
-            ]
-            for component in self.components:
-                component.start()
-        except BaseException:
-            self.stop()
-            raise
-        self.startup_seconds = time.monotonic() - began
-        return self
+    def start_parts(self) -> None:
+        """Start the control plane, then kube-controller-manager, kube-scheduler and kwok.
 
-    def stop(self) -> None:
-        """Stop kwok, the scheduler, the controllers, then the control plane; safe to repeat."""
-        atexit.unregister(self.stop)
-        for component in reversed(self.components):
-            component.stop()
-        self.components = []
-        self.control_plane.stop()
+        They stop in the reverse order: kwok, the scheduler, the controllers, then the control plane.
+        """
+        self.enter_context(self.control_plane)
+        options = {"startup_timeout": self.startup_timeout, "stop_timeout": 15.0}
+        self.components = [
+            ControllerManager(self.control_plane, **options),
+            Scheduler(self.control_plane, **options),
+            Kwok(self.control_plane, **options),
+        ]
+        self.at_close(self.components.clear)
+        for component in self.components:
+            self.start_process(component)
 
     # ----------------------------------------------------------------------- state --
 

@@ -1,4 +1,4 @@
-"""``python -m constructs_nld.deploy [deploy|verify]``: the deploy CLI for an app outside this repository."""
+"""``python -m constructs_nld.deploy [COMMAND]``: the deploy CLI, for an app outside this repository."""
 
 from constructs_nld.deploy.cli import main
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from constructs_nld import defaults
-from constructs_nld.deploy.gate import Outcome, SignalResult, SoakTargets, verdict_of
+from constructs_nld.deploy.gate import SignalResult, SoakTargets, Verdict, verdict_of
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.durations import format_duration
 
@@ -66,7 +66,7 @@ class CanaryReport:
     """Nodes outside the canary that run the new template: they joined during the cutover."""
 
     @property
-    def verdict(self) -> Outcome:
+    def verdict(self) -> Verdict:
         """The verdict of the canary soak."""
         return verdict_of(self.signals)
 

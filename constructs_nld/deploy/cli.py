@@ -1,14 +1,15 @@
-"""``python deploy.py [deploy|verify|uninstall|soak|cutover]``: argument parsing and exit codes around the commands.
+"""The deploy CLI's argument layer: flags in, one typed :class:`~constructs_nld.deploy.options.Invocation` out.
 
-Every command works on the project's cdk8s app — the ``app:`` of ``./cdk8s.yaml``, the
-command ``cdk8s synth`` runs — or the one ``--app`` names (:mod:`constructs_nld.deploy.commands`).
+``nld-deploy [deploy|verify|uninstall|soak|cutover]`` (also ``python deploy.py``,
+``python -m constructs_nld.deploy``). Every command works on the project's cdk8s app — the
+``app:`` of ``./cdk8s.yaml``, the command ``cdk8s synth`` runs — or the one ``--app`` names,
+on the clusters the flags name (:mod:`constructs_nld.deploy.targets`). This module is the
+only one that sees ``argparse``: :func:`parse` turns the command line into options once,
+and :mod:`constructs_nld.deploy.runner` runs them.
 
-Several ``--context`` (or ``--all-contexts``, ``--contexts-from``) make a fleet: each command
-runs per cluster (:mod:`constructs_nld.deploy.fleet`, :mod:`constructs_nld.deploy.fleetcli`).
-
-This module imports only what parsing needs: ``--help`` and a bad argument answer at once,
-and the kubernetes client and the commands load only when one runs. No command starts jsii
-here: the app runs in a process of its own, the one synth.
+It imports only what parsing needs: ``--help`` and a bad argument answer at once, and the
+kubernetes client and the commands load only when one runs. No command starts jsii here:
+the app runs in a process of its own, the one synth.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import Any, Final, NoReturn, cast
 
 from constructs_nld.defaults import (
     API_BURST,
@@ -31,15 +32,23 @@ from constructs_nld.defaults import (
     STALL_AFTER,
 )
 from constructs_nld.deploy.exitcodes import COMMANDS, ExitCode, epilog
+from constructs_nld.deploy.options import (
+    CommandOptions,
+    Connection,
+    CutoverOptions,
+    DeployOptions,
+    FleetOptions,
+    Invocation,
+    ProgressMode,
+    Selection,
+    SoakOptions,
+    UninstallOptions,
+    VerifyOptions,
+)
+from constructs_nld.deploy.program import Program, invoked_as, use
 from constructs_nld.durations import duration_seconds
 
-if TYPE_CHECKING:
-    from kubernetes.client.exceptions import ApiException
-
-    from constructs_nld.deploy.kube import KubeClient
-    from constructs_nld.deploy.source import AppCommand, AppSource
-
-__all__ = ["main", "parser"]
+__all__ = ["main", "parse", "parser"]
 
 _SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
   node-cache setup errors   coredns_nodecache_setup_errors_total flat at 0
@@ -54,15 +63,26 @@ _COMMON_WITH_VALUE: Final = (
     "--kubeconfig",
     "--context",
     "--timeout",
+    "--api-timeout",
     "--contexts-from",
     "--parallel",
     "--qps",
     "--burst",
 )
 
+_COMMON_FLAGS: Final = ("--all-contexts", "--fail-fast")
+
+_TIMEOUTS: Final = {
+    "api_timeout": ("--api-timeout", "each API request, its retries included (while the server throttles or restarts)"),
+    "clusterip_timeout": ("--clusterip-timeout", "the wait for kube-dns-upstream's ClusterIP"),
+    "restart_timeout": ("--restart-timeout", "the restart, decided again while the DaemonSet keeps changing"),
+    "prometheus_timeout": ("--prometheus-timeout", "each Prometheus query"),
+}
+"""Each timed wait's flag and what it bounds; ``--timeout`` sets them all (:mod:`constructs_nld.deploy.options`)."""
+
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, as every other refusal of deploy.py."""
+    """An argument parser whose errors are one line, as every other refusal of the CLI."""
 
     def error(self, message: str) -> NoReturn:
         """Print ``error: …`` and exit with the documented code for bad arguments."""
@@ -99,7 +119,7 @@ def _at_least_one(unit: str) -> Callable[[str], int]:
     return parse
 
 
-_timeout = _positive("seconds")
+_seconds = _positive("seconds")
 _rate = _positive("queries per second")
 _qps = _positive("requests per second")
 _burst = _at_least_one("requests")
@@ -114,21 +134,45 @@ def _progress(text: str) -> str:
     return text
 
 
+def _duration(text: str) -> float:
+    try:
+        return duration_seconds("duration", text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("duration: ")) from None
+
+
 def _stall_after(command: argparse.ArgumentParser, what: str) -> None:
     command.add_argument(
         "--stall-after",
-        type=_timeout,
+        type=_seconds,
         default=None,
         metavar="S",
         help=f"stop when {what} for S seconds (default: {STALL_AFTER:g})",
     )
 
 
-def _duration(text: str) -> float:
-    try:
-        return duration_seconds("duration", text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix("duration: ")) from None
+def _timeouts(command: argparse.ArgumentParser, *names: str, suppress: bool) -> None:
+    """The named timeouts ``names`` (keys of :data:`_TIMEOUTS`) as flags of ``command``."""
+    for name in names:
+        flag, what = _TIMEOUTS[name]
+        command.add_argument(
+            flag,
+            dest=name,
+            type=_seconds,
+            metavar="S",
+            default=argparse.SUPPRESS if suppress else None,
+            help=f"seconds for {what} (default: --timeout, else {DEPLOY_TIMEOUT:g})",
+        )
+
+
+def _all_timeouts(command: argparse.ArgumentParser, *, suppress: bool, only: str = "") -> None:
+    command.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        default=argparse.SUPPRESS if suppress else None,
+        help=f"seconds for every timed wait below at once{only} (default: {DEPLOY_TIMEOUT:g} each)",
+    )
 
 
 def _common(*, suppress: bool) -> _Parser:
@@ -141,17 +185,13 @@ def _common(*, suppress: bool) -> _Parser:
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
     common.add_argument(
-        "--kubeconfig", default=default, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+        "--kubeconfig",
+        default=default,
+        help="one kubeconfig file (default: $KUBECONFIG's files merged, else ~/.kube/config, else in-cluster)",
     )
     _fleet_options(common, suppress=suppress)
-    common.add_argument(
-        "--timeout",
-        type=_timeout,
-        default=argparse.SUPPRESS if suppress else DEPLOY_TIMEOUT,
-        help="seconds to wait for kube-dns-upstream's ClusterIP, per API request and its retries while the "
-        "API server throttles it or is unreachable, and for the restart while the DaemonSet's status keeps "
-        f"changing (default: {DEPLOY_TIMEOUT:g})",
-    )
+    _all_timeouts(common, suppress=suppress)
+    _timeouts(common, "api_timeout", suppress=suppress)
     common.add_argument(
         "--qps",
         type=_qps,
@@ -174,7 +214,8 @@ def _fleet_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--context",
         action="append",
         default=default,
-        help="kubeconfig context (default: the current one); give it again for a fleet of clusters",
+        help="kubeconfig context (default: the current one); give it again for a fleet of clusters; with "
+        "--contexts-from, the file's clusters to take (by name or context)",
     )
     parser.add_argument(
         "--all-contexts",
@@ -186,7 +227,8 @@ def _fleet_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--contexts-from",
         metavar="FILE",
         default=default,
-        help="the fleet a YAML file lists: context names, or 'clusters:' entries with 'context:' (see docs/fleet.md)",
+        help="the fleet a YAML file lists: context names, or 'clusters:' entries with 'context:' and a "
+        "stable 'name:' (see docs/fleet.md)",
     )
     parser.add_argument(
         "--parallel",
@@ -230,12 +272,13 @@ class _Version(argparse.Action):
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command-line interface."""
+    """The command-line interface, named as this process was invoked (:mod:`constructs_nld.deploy.program`)."""
+    program = invoked_as().usage
     cli = _Parser(
-        prog="deploy.py",
+        prog=program,
         description="Deploy the cdk8s app's NodeLocal DNSCache in apply order, or verify a live install.",
         epilog=epilog("deploy")
-        + "verify, uninstall, soak, cutover: their exit codes are in deploy.py COMMAND --help\n"
+        + f"verify, uninstall, soak, cutover: their exit codes are in {program} COMMAND --help\n"
         + "a fleet (several --context, --all-contexts, --contexts-from): the worst cluster's code, the highest\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common(suppress=False)],
@@ -253,6 +296,7 @@ def parser() -> argparse.ArgumentParser:
         "apply the app's charts in order (the default)",
         "Apply the app's charts in order with the spec's rules; prune what the app no longer defines.",
     )
+    _timeouts(deploy_cli, "clusterip_timeout", "restart_timeout", suppress=True)
     mode = deploy_cli.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
     mode.add_argument(
@@ -302,6 +346,13 @@ def parser() -> argparse.ArgumentParser:
         "the DaemonSet, then (once its pods are gone) the rest.",
     )
     _stall_after(uninstall_cli, "no node-cache pod goes away")
+    _soak(commands)
+    _cutover(commands)
+    return cli
+
+
+def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``soak``: Prometheus only, so none of the API server's flags but the ones that name clusters."""
     soak_cli = _subcommand(
         commands,
         "soak",
@@ -318,7 +369,8 @@ def parser() -> argparse.ArgumentParser:
     soak_cli.add_argument(
         "--kubeconfig",
         default=argparse.SUPPRESS,
-        help="kubeconfig file, for --all-contexts (default: $KUBECONFIG or ~/.kube/config)",
+        help="kubeconfig file, for --all-contexts and the current context's name (default: $KUBECONFIG or "
+        "~/.kube/config)",
     )
     _fleet_options(soak_cli, suppress=True)
     soak_cli.add_argument(
@@ -347,14 +399,8 @@ def parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
-    soak_cli.add_argument(
-        "--timeout",
-        type=_timeout,
-        default=argparse.SUPPRESS,
-        help=f"seconds per Prometheus query (default: {DEPLOY_TIMEOUT:g})",
-    )
-    _cutover(commands)
-    return cli
+    _all_timeouts(soak_cli, suppress=True, only=" (here: --prometheus-timeout)")
+    _timeouts(soak_cli, "prometheus_timeout", suppress=True)
 
 
 def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -386,6 +432,7 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
         metavar="SELECTOR",
         help="choose the canary among the nodes of this label selector (all of them without --canary-nodes)",
     )
+    _timeouts(start, "clusterip_timeout", suppress=True)
     _stall_after(start, "no canary pod becomes ready")
     status = step("status", "show the canary pods and judge the canary soak against the other nodes")
     promote = step("promote", "roll the rest of the fleet, if the canary soak passes")
@@ -399,9 +446,11 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
             default=SOAK_WINDOW,
             help=f"how long the canary must have run (default: {SOAK_WINDOW}, the spec's soak)",
         )
+        _timeouts(judged, "prometheus_timeout", suppress=True)
     promote.add_argument(
         "--force", action="store_true", help="promote although the canary soak did not pass (recorded on the DaemonSet)"
     )
+    _timeouts(promote, "clusterip_timeout", "restart_timeout", suppress=True)
     rollback = step("rollback", "put the old template back on the canary nodes; nothing to do without a cutover")
     for rolling in (promote, rollback):
         _stall_after(rolling, "the rollout makes no progress")
@@ -421,141 +470,123 @@ def _with_command(argv: Sequence[str]) -> list[str]:
             return args
         if token in _COMMON_WITH_VALUE:
             index += 2
-        elif token.split("=", 1)[0] in _COMMON_WITH_VALUE:
+        elif token in _COMMON_FLAGS or token.split("=", 1)[0] in _COMMON_WITH_VALUE:
             index += 1
         else:
             break
     return [*args[:index], "deploy", *args[index:]]
 
 
-def _api_error(error: ApiException) -> str:
-    import json
+class _Flags:
+    """The parsed namespace, read by name; a flag a command does not have reads as None (or its default)."""
 
-    try:
-        message = json.loads(error.body or "{}").get("message", "")
-    except ValueError:
-        message = error.body or ""
-    return f"error: the API server answered {error.status} {error.reason}: {message}".rstrip(": ")
+    def __init__(self, namespace: argparse.Namespace) -> None:
+        self._values: dict[str, Any] = vars(namespace)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values.get(name)
+
+    def timeout(self, name: str) -> float:
+        """A named timeout: its own flag, else ``--timeout``, else the default."""
+        return float(self[name] or self["timeout"] or DEPLOY_TIMEOUT)
+
+    def api_timeout_flag(self) -> str:
+        """The flag that set the API timeout, for the messages that name it."""
+        return "--api-timeout" if self["api_timeout"] else "--timeout"
+
+
+def _options(command: str, flags: _Flags) -> CommandOptions:
+    """The options of ``command``, from its flags."""
+    stall_after = float(flags["stall_after"] or STALL_AFTER)
+    progress = cast(ProgressMode, flags["progress"] or "auto")  # one of PROGRESS_MODES: _progress checked it
+    if command == "deploy":
+        return DeployOptions(
+            dry_run=bool(flags["dry_run"]),
+            diff=bool(flags["diff"]),
+            skip_monitoring=bool(flags["skip_monitoring"]),
+            cluster_ip_timeout=flags.timeout("clusterip_timeout"),
+            restart_timeout=flags.timeout("restart_timeout"),
+            wait=bool(flags["wait"]),
+            stall_after=stall_after,
+            progress=progress,
+        )
+    if command == "verify":
+        return VerifyOptions(uninstalled=bool(flags["uninstalled"]))
+    if command == "uninstall":
+        return UninstallOptions(stall_after=stall_after)
+    if command == "soak":
+        return SoakOptions(
+            window=flags["window"],
+            baseline_window=flags["baseline_window"],
+            baseline_qps=flags["baseline_qps"],
+            prometheus=flags["prometheus"],
+            prometheus_timeout=flags.timeout("prometheus_timeout"),
+            coredns_job=flags["coredns_job"],
+        )
+    return CutoverOptions(
+        step=flags["step"],
+        canary_nodes=flags["canary_nodes"],
+        canary_selector=flags["canary_selector"] or "",
+        window=flags["window"] or duration_seconds("window", SOAK_WINDOW),
+        force=bool(flags["force"]),
+        prometheus=flags["prometheus"],
+        prometheus_timeout=flags.timeout("prometheus_timeout"),
+        cluster_ip_timeout=flags.timeout("clusterip_timeout"),
+        restart_timeout=flags.timeout("restart_timeout"),
+        stall_after=stall_after,
+        progress=progress,
+    )
+
+
+def parse(argv: Sequence[str]) -> Invocation:
+    """The invocation ``argv`` asks for; a bad argument exits with one line (``SystemExit``, code 2)."""
+    cli = parser()
+    namespace = cli.parse_args(_with_command(argv))
+    flags = _Flags(namespace)
+    command = str(flags["command"])
+    if command == "deploy" and not flags["wait"]:
+        given = [flag for flag, name in (("--progress", "progress"), ("--stall-after", "stall_after")) if flags[name]]
+        if given:
+            cli.exit(
+                ExitCode.INVALID, f"error: {' and '.join(given)}: only with --wait (see {cli.prog} deploy --help)\n"
+            )
+    if flags["all_contexts"] and (flags["context"] or flags["contexts_from"]):
+        cli.exit(
+            ExitCode.INVALID,
+            "error: --context, --all-contexts and --contexts-from: give one of them (--context may pick clusters "
+            "of --contexts-from)\n",
+        )
+    return Invocation(
+        command=command,
+        options=_options(command, flags),
+        app=flags["app"],
+        connection=Connection(
+            kubeconfig=flags["kubeconfig"],
+            api_timeout=flags.timeout("api_timeout"),
+            api_timeout_flag=flags.api_timeout_flag(),
+            qps=float(flags["qps"] or API_QPS),
+            burst=int(flags["burst"] or API_BURST),
+        ),
+        selection=Selection(
+            contexts=tuple(flags["context"] or ()),
+            all_contexts=bool(flags["all_contexts"]),
+            contexts_from=flags["contexts_from"],
+        ),
+        fleet=FleetOptions(
+            parallel=int(flags["parallel"] or FLEET_PARALLEL),
+            fail_fast=bool(flags["fail_fast"]),
+            waves=flags["waves"],
+        ),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; return the exit code."""
+    """Run the command; return the exit code. The program's name comes from ``sys.argv[0]``."""
+    use(Program.of(sys.argv[0]))
     try:
-        args = parser().parse_args(_with_command(sys.argv[1:] if argv is None else argv))
+        invocation = parse(sys.argv[1:] if argv is None else argv)
     except SystemExit as stop:  # --help, or a bad argument already reported on one line
         return int(stop.code or 0)
-    if args.command == "deploy" and not args.wait:
-        given = [flag for flag, value in (("--progress", args.progress), ("--stall-after", args.stall_after)) if value]
-        if given:
-            print(f"error: {' and '.join(given)}: only with --wait (see deploy.py deploy --help)", file=sys.stderr)
-            return ExitCode.INVALID
-    from kubernetes.client.exceptions import ApiException
+    from constructs_nld.deploy.runner import run
 
-    from constructs_nld.deploy.errors import DeployError
-
-    try:
-        return _run(args)
-    except DeployError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.exit_code
-    except ApiException as error:
-        print(_api_error(error), file=sys.stderr)
-        return ExitCode.ERROR
-
-
-def _run(args: argparse.Namespace) -> int:
-    """Load the command ``args`` names and run it; the exit code."""
-    from constructs_nld.deploy.source import AppCommand
-
-    source = AppCommand.from_project(command=args.app)
-    from constructs_nld.deploy.fleet import select
-
-    members = select(args.kubeconfig, args.context or [], all_contexts=args.all_contexts, from_file=args.contexts_from)
-    if members is not None:
-        from constructs_nld.deploy.fleetcli import run_fleet_command
-
-        return run_fleet_command(args, source, members)
-    if getattr(args, "waves", None):
-        print(
-            "error: --waves: only for a fleet (several --context, --all-contexts or --contexts-from)", file=sys.stderr
-        )
-        return ExitCode.INVALID
-    if args.command == "soak":
-        if not args.prometheus:
-            print("error: soak: --prometheus URL is required (see deploy.py soak --help)", file=sys.stderr)
-            return ExitCode.INVALID
-        return _soak(args, source)
-    from constructs_nld.deploy.kube import load_client
-
-    client = load_client(
-        args.kubeconfig, args.context[0] if args.context else None, timeout=args.timeout, qps=args.qps, burst=args.burst
-    )
-    with client.reporting_retries(print):
-        return _on_cluster(args, client, source)
-
-
-def _on_cluster(args: argparse.Namespace, client: KubeClient, source: AppSource) -> int:
-    """Run the cluster command ``args`` names through ``client``; its exit code."""
-    from constructs_nld.deploy import arguments
-
-    if args.command == "verify":
-        from constructs_nld.deploy.checks import format_result
-        from constructs_nld.deploy.commands.verify import verify, verify_uninstalled
-
-        results = (verify_uninstalled if args.uninstalled else verify)(client, source)
-        for result in results:
-            print(format_result(result))
-        failed = [r for r in results if r.status == "fail"]
-        print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-        return ExitCode.CHECKS_FAILED if failed else ExitCode.OK
-    if args.command == "cutover":
-        return _run_cutover(args, client, source)
-    if args.command == "uninstall":
-        from constructs_nld.deploy.commands.uninstall import uninstall
-
-        uninstall(client, source, arguments.uninstall_options(args))
-        return ExitCode.OK
-    from constructs_nld.deploy.commands.deploy import deploy
-    from constructs_nld.deploy.progress import make_progress
-
-    progress = make_progress(args.progress or "auto", print)
-    report = deploy(client, source, arguments.deploy_options(args), progress=progress)
-    for text in report.diffs.values():
-        print(text)
-    return ExitCode.OK
-
-
-def _soak(args: argparse.Namespace, source: AppCommand) -> int:
-    """Run the soak; print its table; the exit code says the verdict."""
-    from constructs_nld.deploy.arguments import soak_options
-    from constructs_nld.deploy.commands.soak import format_report, soak_app
-    from constructs_nld.deploy.gate import VERDICT_CODES
-    from constructs_nld.deploy.promapi import PrometheusAPI
-
-    api = PrometheusAPI(args.prometheus, timeout=getattr(args, "timeout", DEPLOY_TIMEOUT))
-    report = soak_app(api, source, soak_options(args), coredns_job=args.coredns_job)
-    print(format_report(report))
-    return VERDICT_CODES[report.verdict]
-
-
-def _run_cutover(args: argparse.Namespace, client: KubeClient, source: AppSource) -> int:
-    """Run the cutover step ``args`` names; its exit code."""
-    from constructs_nld.deploy.arguments import cutover_options
-    from constructs_nld.deploy.commands import cutover
-    from constructs_nld.deploy.gate import VERDICT_CODES
-    from constructs_nld.deploy.progress import make_progress
-    from constructs_nld.deploy.promapi import PrometheusAPI
-
-    options = cutover_options(args)
-    url = getattr(args, "prometheus", None)
-    prometheus = PrometheusAPI(url, timeout=args.timeout) if url else None
-    progress = make_progress(getattr(args, "progress", None) or "auto", print)
-    if args.step == "start":
-        cutover.start(client, source, options)
-    elif args.step == "status":
-        return VERDICT_CODES[cutover.status(client, source, options, prometheus).verdict]
-    elif args.step == "promote":
-        cutover.promote(client, source, options, prometheus, progress=progress)
-    else:
-        cutover.rollback(client, source, options, progress=progress)
-    return ExitCode.OK
+    return run(invocation)

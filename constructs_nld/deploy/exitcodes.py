@@ -101,7 +101,13 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
     ),
     (
         ExitCode.TIMEOUT,
-        ((("deploy",), "kube-dns-upstream got no ClusterIP within --timeout, or the restart kept conflicting"),),
+        (
+            (
+                ("deploy",),
+                "kube-dns-upstream got no ClusterIP within --clusterip-timeout, or the restart kept conflicting beyond "
+                "--restart-timeout",
+            ),
+        ),
     ),
     (
         ExitCode.CHECKS_FAILED,
@@ -174,7 +180,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
         (
             (
                 _CLUSTER,
-                "the API server kept throttling a request (429, 503) beyond --timeout: each write is whole or not "
+                "the API server kept throttling a request (429, 503) beyond --api-timeout: each write is whole or not "
                 "made, and a rerun when the load drops continues",
             ),
         ),

@@ -20,19 +20,19 @@ __all__ = [
     "DEFAULT_SCRAPE_INTERVAL",
     "VERDICTS",
     "VERDICT_CODES",
-    "Outcome",
+    "Verdict",
     "SignalResult",
     "SoakTargets",
     "targets_of",
     "verdict_of",
 ]
 
-Outcome = Literal["pass", "fail", "no data"]
+Verdict = Literal["pass", "fail", "no data"]
 
-VERDICTS: Final[dict[Outcome, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
+VERDICTS: Final[dict[Verdict, str]] = {"pass": "PASS", "fail": "FAIL", "no data": "NOT ENOUGH DATA"}
 """How the last line of the report says each verdict."""
 
-VERDICT_CODES: Final[dict[Outcome, ExitCode]] = {
+VERDICT_CODES: Final[dict[Verdict, ExitCode]] = {
     "pass": ExitCode.OK,
     "fail": ExitCode.SOAK_FAILED,
     "no data": ExitCode.SOAK_NO_DATA,
@@ -101,10 +101,10 @@ class SignalResult:
     observed: str
     coverage: float | None
     """Share of the steps with data, or None where it was not measured."""
-    outcome: Outcome
+    outcome: Verdict
 
 
-def verdict_of(signals: Sequence[SignalResult]) -> Outcome:
+def verdict_of(signals: Sequence[SignalResult]) -> Verdict:
     """The gate's rule: ``fail`` if a signal failed, else ``no data`` if one lacked data, else ``pass``."""
     outcomes = {signal.outcome for signal in signals}
     if "fail" in outcomes:

@@ -9,7 +9,6 @@ stay the official client's.
 from __future__ import annotations
 
 import json
-import os
 import random
 import socket
 import ssl
@@ -18,20 +17,16 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
-import yaml
-from kubernetes import config as kube_config
-from kubernetes.client import ApiClient, Configuration
+from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import ProtocolError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
-from urllib3.util.retry import Retry as Urllib3Retry
 
 from constructs_nld import defaults
-from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, KubeconfigError, ThrottledError
+from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, ThrottledError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.throttle import (
     Attempt,
@@ -53,8 +48,6 @@ __all__ = [
     "ObjectRef",
     "RereadError",
     "ResourceType",
-    "kubeconfig_contexts",
-    "load_client",
 ]
 
 Manifest = dict[str, Any]
@@ -157,6 +150,7 @@ class KubeClient:
         api_client: ApiClient,
         *,
         timeout: float = defaults.DEPLOY_TIMEOUT,
+        timeout_flag: str = "--timeout",
         default_namespace: str = "default",
         qps: float = defaults.API_QPS,
         burst: int = defaults.API_BURST,
@@ -170,12 +164,14 @@ class KubeClient:
         ``default_namespace`` is where a namespaced object without ``metadata.namespace``
         goes, as with ``kubectl apply`` (the kubeconfig context's namespace). ``timeout``
         bounds each attempt and, from a request's first attempt, its retries
-        (:mod:`constructs_nld.deploy.throttle`); ``qps`` and ``burst`` pace the requests
+        (:mod:`constructs_nld.deploy.throttle`), and ``timeout_flag`` is the flag that set it, which
+        the messages name; ``qps`` and ``burst`` pace the requests
         (a token bucket). ``clock``, ``sleep`` and ``rng`` are the time and randomness the
         retries use.
         """
         self._api = api_client
         self._timeout = timeout
+        self._timeout_flag = timeout_flag
         self.default_namespace = default_namespace
         self._discovered: dict[str, dict[str, ResourceType] | None] = {}
         self._bucket = TokenBucket(qps, burst, clock)
@@ -277,11 +273,13 @@ class KubeClient:
 
     def _give_up(self, what: str, attempt: Attempt, failure: Exception, retry: Retry) -> Exception:
         """The error that ends a request whose retries are over (or that may not be retried)."""
-        tries = f"{retry.retries} retr{'y' if retry.retries == 1 else 'ies'} within --timeout {self._timeout:g}s"
+        tries = (
+            f"{retry.retries} retr{'y' if retry.retries == 1 else 'ies'} within {self._timeout_flag} {self._timeout:g}s"
+        )
         if attempt.throttled:
             return ThrottledError(
                 f"throttled: the API server answered {what} with {attempt}, and {tries} did not get it through: "
-                "rerun when the load drops (a rerun continues where this one stopped), or raise --timeout"
+                f"rerun when the load drops (a rerun continues where this one stopped), or raise {self._timeout_flag}"
             )
         if attempt.status is None:
             error = self._unreachable(failure)
@@ -568,78 +566,3 @@ def _reason(error: BaseException) -> str:
         if isinstance(cause, OSError) and cause.strerror:
             return str(cause.strerror).lower()
     return type(chain[-1]).__name__
-
-
-def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
-    if kubeconfig is not None:
-        return [Path(kubeconfig).expanduser()]
-    from_env = os.environ.get("KUBECONFIG", "")
-    if from_env:
-        return [Path(part).expanduser() for part in from_env.split(os.pathsep) if part]
-    return [Path(kube_config.KUBE_CONFIG_DEFAULT_LOCATION).expanduser()]
-
-
-def _read_kubeconfig(kubeconfig: str | None) -> tuple[Path, dict[str, Any]]:
-    """The first kubeconfig that exists, parsed; one-line errors naming the path."""
-    paths = _kubeconfig_paths(kubeconfig)
-    where = "--kubeconfig" if kubeconfig is not None else ("$KUBECONFIG" if os.environ.get("KUBECONFIG") else "default")
-    existing = [path for path in paths if path.exists()]
-    if not existing:
-        listed = ", ".join(str(path) for path in paths)
-        raise KubeconfigError(f"no kubeconfig: {listed} ({where}) does not exist; pass --kubeconfig FILE")
-    path = existing[0]
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise KubeconfigError(f"cannot read kubeconfig {path}: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise KubeconfigError(f"kubeconfig {path} is not valid YAML{at}") from None
-    if not isinstance(data, dict) or not data.get("contexts"):
-        raise KubeconfigError(f"kubeconfig {path} defines no contexts")
-    return path, data
-
-
-def kubeconfig_contexts(kubeconfig: str | None) -> tuple[str, ...]:
-    """Every context of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``), in file order."""
-    _, data = _read_kubeconfig(kubeconfig)
-    return tuple(str(c["name"]) for c in data["contexts"] if isinstance(c, dict) and c.get("name"))
-
-
-def load_client(
-    kubeconfig: str | None,
-    context: str | None,
-    *,
-    timeout: float,
-    qps: float = defaults.API_QPS,
-    burst: int = defaults.API_BURST,
-) -> KubeClient:
-    """A client for ``context`` of ``kubeconfig`` (default: ``$KUBECONFIG`` or ``~/.kube/config``), paced at ``qps``.
-
-    A missing or malformed kubeconfig, or an unknown context, raises :class:`KubeconfigError`
-    with one line naming the file and what is wrong.
-    """
-    path, data = _read_kubeconfig(kubeconfig)
-    contexts = {c.get("name"): c.get("context") or {} for c in data["contexts"] if isinstance(c, dict)}
-    name = context or data.get("current-context")
-    if not name:
-        raise KubeconfigError(f"kubeconfig {path} has no current-context; pass --context (one of {_names(contexts)})")
-    if name not in contexts:
-        raise KubeconfigError(f"context {name!r} is not in kubeconfig {path} (it has {_names(contexts)})")
-    configuration = Configuration()
-    # urllib3 would retry a GET or DELETE answered 429 with Retry-After by itself, unseen and past any
-    # deadline: it keeps retrying broken connections only, and every answer reaches KubeClient's retries.
-    configuration.retries = Urllib3Retry(total=3, respect_retry_after_header=False)
-    try:
-        api_client = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=str(path), context=name, persist_config=False, client_configuration=configuration
-        )
-    except (kube_config.ConfigException, OSError, ValueError, TypeError) as error:
-        raise KubeconfigError(f"kubeconfig {path}, context {name!r}: {' '.join(str(error).split())}") from None
-    namespace = contexts[name].get("namespace") or "default"
-    return KubeClient(api_client, timeout=timeout, default_namespace=namespace, qps=qps, burst=burst)
-
-
-def _names(contexts: Mapping[str | None, Any]) -> str:
-    return ", ".join(repr(name) for name in contexts if name) or "none"

@@ -1,4 +1,21 @@
-"""How each command runs: its options, validated, with the defaults of :mod:`constructs_nld.defaults`."""
+"""What a run was asked to do, as typed values: parsed once from the command line, validated, then read-only.
+
+The CLI (:mod:`constructs_nld.deploy.cli`) is the only module that sees ``argparse``: it
+builds an :class:`Invocation` and hands it to :mod:`constructs_nld.deploy.runner`. The
+commands take their own options class and nothing else of the command line. A program
+that embeds the deploy builds these classes itself; each default is
+:mod:`constructs_nld.defaults`'.
+
+Timed waits are named, each with its own flag (``--timeout`` sets them all at once):
+
+========================  =======================================================================
+``api_timeout``           one API request, its retries included (``--api-timeout``)
+``cluster_ip_timeout``    deploy: kube-dns-upstream getting its ClusterIP (``--clusterip-timeout``)
+``restart_timeout``       deploy: the restart, while the DaemonSet keeps changing (``--restart-timeout``)
+``prometheus_timeout``    one Prometheus query (``--prometheus-timeout``)
+``stall_after``           a rollout, uninstall or canary wait without progress (``--stall-after``)
+========================  =======================================================================
+"""
 
 from __future__ import annotations
 
@@ -8,9 +25,25 @@ from typing import Final, Literal
 from constructs_nld import defaults
 from constructs_nld.durations import duration_seconds
 
-__all__ = ["SPEC_WINDOW", "CutoverOptions", "DeployOptions", "ProgressMode", "SoakOptions", "UninstallOptions"]
+__all__ = [
+    "SPEC_WINDOW",
+    "CommandOptions",
+    "Connection",
+    "CutoverOptions",
+    "CutoverStep",
+    "DeployOptions",
+    "FleetOptions",
+    "Invocation",
+    "ProgressMode",
+    "Selection",
+    "SoakOptions",
+    "UninstallOptions",
+    "VerifyOptions",
+]
 
 ProgressMode = Literal["plain", "tty", "auto"]
+
+CutoverStep = Literal["start", "status", "promote", "rollback"]
 
 SPEC_WINDOW: Final = duration_seconds("window", defaults.SOAK_WINDOW)
 """The spec's minimum soak, in seconds."""
@@ -19,6 +52,73 @@ SPEC_WINDOW: Final = duration_seconds("window", defaults.SOAK_WINDOW)
 def _positive(prop: str, value: float) -> None:
     if not value > 0:
         raise ValueError(f"{prop}: must be a positive number of seconds, got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Connection:
+    """How to reach each cluster's API server."""
+
+    kubeconfig: str | None = None
+    """One kubeconfig file, alone.
+
+    Default: - ``$KUBECONFIG`` (its files merged), else ``~/.kube/config``, else in-cluster.
+    """
+
+    api_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds one API request may take, its retries included. Default: - ``DEPLOY_TIMEOUT``."""
+
+    api_timeout_flag: str = "--timeout"
+    """The flag the messages name when a request runs out of time: the one the user gave (``--timeout`` sets it too)."""
+
+    qps: float = defaults.API_QPS
+    """API requests a second, per cluster, after the burst. Default: - ``API_QPS``."""
+
+    burst: int = defaults.API_BURST
+    """API requests sent at once before ``qps`` paces them. Default: - ``API_BURST``."""
+
+    def __post_init__(self) -> None:
+        """Refuse a timeout or pacing that could never let a request through."""
+        _positive("api_timeout", self.api_timeout)
+        if not self.qps > 0:
+            raise ValueError(f"qps: must be a positive number of requests per second, got {self.qps!r}")
+        if self.burst < 1:
+            raise ValueError(f"burst: must be at least 1, got {self.burst!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selection:
+    """Which clusters: the current context, named contexts, every context, or a ``clusters.yaml``."""
+
+    contexts: tuple[str, ...] = ()
+    """Contexts named with ``--context``; with ``contexts_from``, the file's entries to take.
+
+    Default: - the current one.
+    """
+
+    all_contexts: bool = False
+    """Every context of the kubeconfig."""
+
+    contexts_from: str | None = None
+    """A YAML file listing the clusters (:mod:`constructs_nld.deploy.targets`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetOptions:
+    """How several clusters are worked on; one cluster ignores all but the check that it is one."""
+
+    parallel: int = defaults.FLEET_PARALLEL
+    """Clusters worked on at once. Default: - ``FLEET_PARALLEL``."""
+
+    fail_fast: bool = False
+    """Start no cluster after the first failure."""
+
+    waves: str | None = None
+    """``deploy`` only: the sizes of the waves (``1,rest``); each wave is deployed and verified before the next."""
+
+    def __post_init__(self) -> None:
+        """Refuse a fleet that could run no cluster."""
+        if self.parallel < 1:
+            raise ValueError(f"parallel: must be at least 1, got {self.parallel!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,11 +134,14 @@ class DeployOptions:
     skip_monitoring: bool = False
     """Leave out the prometheus-operator objects (their CRDs are not installed)."""
 
-    timeout: float = defaults.DEPLOY_TIMEOUT
-    """Seconds to wait for the kube-dns-upstream ClusterIP, and for the restart while the DaemonSet keeps changing."""
+    cluster_ip_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds to wait for the kube-dns-upstream ClusterIP. Default: - ``DEPLOY_TIMEOUT``."""
 
-    poll_interval: float = 0.2
-    """Seconds between polls while waiting for the ClusterIP."""
+    restart_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds the restart may be decided again while the DaemonSet keeps changing. Default: - ``DEPLOY_TIMEOUT``."""
+
+    poll_interval: float = defaults.CLUSTER_IP_POLL
+    """Seconds between the first two reads while waiting for the ClusterIP (it grows while nothing changes)."""
 
     wait: bool = False
     """After applying, follow the DaemonSet's rollout until it completes, or stop when it stalls."""
@@ -47,7 +150,10 @@ class DeployOptions:
     """With ``wait``: seconds without progress after which the rollout counts as stalled."""
 
     rollout_poll_interval: float = 1.0
-    """With ``wait``: seconds between two reads of the DaemonSet's status."""
+    """With ``wait``: seconds between the first two reads of the DaemonSet's status."""
+
+    progress: ProgressMode = "auto"
+    """With ``wait``: how the rollout is shown (:mod:`constructs_nld.deploy.progress`)."""
 
     def __post_init__(self) -> None:
         """Refuse options that contradict each other."""
@@ -55,7 +161,17 @@ class DeployOptions:
             raise ValueError("dry_run: cannot be combined with diff, got both")
         if self.wait and (self.dry_run or self.diff):
             raise ValueError("wait: a dry run or a diff starts no rollout to wait for, got wait with one")
+        _positive("cluster_ip_timeout", self.cluster_ip_timeout)
+        _positive("restart_timeout", self.restart_timeout)
         _positive("stall_after", self.stall_after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerifyOptions:
+    """What to verify."""
+
+    uninstalled: bool = False
+    """Check that an uninstall is complete instead: no object of the app's NodeLocal DNS, no node-cache pod."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +182,7 @@ class UninstallOptions:
     """Seconds without a node-cache pod going away after which the wait stops."""
 
     poll_interval: float = 1.0
-    """Seconds between two reads of the remaining pods."""
+    """Seconds between the first two reads of the remaining pods."""
 
     def __post_init__(self) -> None:
         """Refuse a window that could never be waited out."""
@@ -75,7 +191,7 @@ class UninstallOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class SoakOptions:
-    """How the soak looks: window, baseline, end."""
+    """How the soak looks: window, baseline, end, and where Prometheus is."""
 
     window: float = SPEC_WINDOW
     """Seconds of history judged, ending at ``end``. Default: - the spec's minimum soak (``SOAK_WINDOW``)."""
@@ -89,10 +205,22 @@ class SoakOptions:
     end: float | None = None
     """Unix time the window ends. Default: - now."""
 
+    prometheus: str | None = None
+    """Prometheus' URL; in a fleet ``{cluster}`` is each cluster's name. Default: - the clusters file's."""
+
+    prometheus_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds one Prometheus query may take. Default: - ``DEPLOY_TIMEOUT``."""
+
+    coredns_job: str | None = None
+    """The ``job`` label of cluster CoreDNS's series. Default: - ``<the PodMonitor's namespace>/coredns``."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class CutoverOptions:
     """How a cutover step runs: the canary's choice (``start``), the gate (``status``, ``promote``), the waits."""
+
+    step: CutoverStep = "status"
+    """Which step of the cutover."""
 
     canary_nodes: int | None = None
     """How many canary nodes, spread over the pools. Default: - one node of every pool."""
@@ -106,14 +234,26 @@ class CutoverOptions:
     force: bool = False
     """``promote``: promote although the canary soak did not pass; recorded on the DaemonSet."""
 
-    timeout: float = defaults.DEPLOY_TIMEOUT
-    """Seconds per API request, and for kube-dns-upstream's ClusterIP."""
+    prometheus: str | None = None
+    """``status``, ``promote``: Prometheus' URL (without it, the soak has not enough data)."""
+
+    prometheus_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds one Prometheus query may take."""
+
+    cluster_ip_timeout: float = defaults.DEPLOY_TIMEOUT
+    """``start``, ``promote``: seconds to wait for kube-dns-upstream's ClusterIP, as a deploy does."""
+
+    restart_timeout: float = defaults.DEPLOY_TIMEOUT
+    """``promote``: seconds the restart may be decided again, as a deploy does."""
 
     stall_after: float = defaults.STALL_AFTER
     """Seconds without a canary pod becoming ready (``start``) or the rollout progressing, after which it stops."""
 
     poll_interval: float = 1.0
-    """Seconds between two reads of the pods or of the DaemonSet's status."""
+    """Seconds between the first two reads of the pods or of the DaemonSet's status."""
+
+    progress: ProgressMode = "auto"
+    """``promote``, ``rollback``: how the rollout is shown."""
 
     def __post_init__(self) -> None:
         """Refuse a canary of no node and windows that could never be waited out."""
@@ -121,3 +261,25 @@ class CutoverOptions:
             raise ValueError(f"canary_nodes: must be at least 1, got {self.canary_nodes}")
         _positive("window", self.window)
         _positive("stall_after", self.stall_after)
+
+
+CommandOptions = DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions
+"""The options of one command."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invocation:
+    """One run of the CLI: the command with its options, the app, the clusters and how to reach them."""
+
+    command: str
+    """``deploy``, ``verify``, ``uninstall``, ``soak`` or ``cutover``."""
+
+    options: CommandOptions
+    """The command's own options."""
+
+    app: str | None = None
+    """The cdk8s app command. Default: - the ``app:`` of ``./cdk8s.yaml``, as ``cdk8s synth`` runs it."""
+
+    connection: Connection = Connection()
+    selection: Selection = Selection()
+    fleet: FleetOptions = FleetOptions()

@@ -21,7 +21,6 @@ deploys at once only one restarts.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -31,6 +30,7 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld.deploy.errors import WaitTimeoutError
 from constructs_nld.deploy.kube import RESTART_FIELD_MANAGER, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import created_at
+from constructs_nld.deploy.wait import Poll, wait_for
 
 __all__ = [
     "RESTARTED_FOR_ANNOTATION",
@@ -130,8 +130,8 @@ class Restart:
 
         ``preview`` (a diff) only says what would happen; a dry run sends the patch as one. A
         conflict that left the generation alone (the controller's status writes), or a patch
-        throttled or lost, is decided again on a fresh read until ``timeout``; three spec
-        changes give up.
+        throttled or lost, is decided again at once on a fresh read until ``timeout``
+        (:func:`~constructs_nld.deploy.wait.wait_for`); three spec changes give up.
         """
         services = f"{ObjectRef.of(upstream)}" + (" and kube-dns" if kube_dns is not None else "")
         reason = restart_reason(known, upstream, self.pods() if known is not None else [], kube_dns=kube_dns)
@@ -141,31 +141,43 @@ class Restart:
         if preview:
             self.out(f"[7/7] rollout restart: would restart {self.ref} ({reason})")
             return False
-        deadline = time.monotonic() + self.timeout
         spec_changes, generation = 0, None
-        while spec_changes < _CONFLICT_RETRIES and time.monotonic() < deadline:
+        made: list[bool] = []
+
+        def decide(_: float) -> Poll:
+            nonlocal spec_changes, generation
             current = self.client.get(self.ref)
             reason = restart_reason(current, upstream, self.pods(), kube_dns=kube_dns)
             if current is None or reason is None:
                 self.out(f"[7/7] rollout restart: not needed (another deploy restarted {self.ref} for this Service)")
-                return False
+                made.append(False)
+                return Poll(done=True)
             if generation is not None and current["metadata"].get("generation") != generation:
                 spec_changes += 1
+                if spec_changes >= _CONFLICT_RETRIES:
+                    raise changing()
             generation = current["metadata"].get("generation")
             stamp = self._patch(current, upstream, kube_dns)
-            if stamp is not None:
-                self.out(f"[7/7] rollout restart: {self.ref} restarted at {stamp} ({reason}){self.suffix}")
-                if (current.get("spec", {}).get("updateStrategy") or {}).get("type") == "OnDelete":
-                    self.out(
-                        f"[7/7] OnDelete: the pods take the restart only when deleted; until then they forward to "
-                        f"the old address. Delete them node by node: kubectl delete pod -n {self.ref.namespace} "
-                        f"-l {self.pod_selector} --field-selector spec.nodeName=NODE"
-                    )
-                return not self.dry_run
-        raise WaitTimeoutError(
-            f"{self.ref} kept changing under the restart ({spec_changes} spec change(s) within "
-            f"{self.timeout:g}s): rerun"
-        )
+            if stamp is None:
+                return Poll(changed=True)  # decided again at once, on a fresh read
+            self.out(f"[7/7] rollout restart: {self.ref} restarted at {stamp} ({reason}){self.suffix}")
+            if (current.get("spec", {}).get("updateStrategy") or {}).get("type") == "OnDelete":
+                self.out(
+                    f"[7/7] OnDelete: the pods take the restart only when deleted; until then they forward to "
+                    f"the old address. Delete them node by node: kubectl delete pod -n {self.ref.namespace} "
+                    f"-l {self.pod_selector} --field-selector spec.nodeName=NODE"
+                )
+            made.append(not self.dry_run)
+            return Poll(done=True)
+
+        def changing() -> WaitTimeoutError:
+            return WaitTimeoutError(
+                f"{self.ref} kept changing under the restart ({spec_changes} spec change(s) within "
+                f"{self.timeout:g}s): rerun"
+            )
+
+        wait_for(decide, interval=0.0, timeout=self.timeout, timed_out=lambda _: changing())
+        return made[0]
 
     def _patch(self, current: Manifest, upstream: Manifest, kube_dns: Manifest | None) -> str | None:
         """The conditional restart patch; its time, or None when the DaemonSet changed since ``current`` was read."""

@@ -21,15 +21,14 @@ takes when a cold node lazily pulls the image through the registry cache.
 The status is polled (one GET of the DaemonSet per interval): a rollout of hundreds of
 nodes costs one small request a second while it moves, and nothing is left to reconnect.
 While the status stays the same the interval grows, up to
-:data:`~constructs_nld.defaults.POLL_BACKOFF_CAP` (:class:`~constructs_nld.deploy.throttle.PollBackoff`),
-never past the moment the rollout would count as stalled. A *wave* is an observed rise of
+:data:`~constructs_nld.defaults.POLL_BACKOFF_CAP`, never past the moment the rollout would count
+as stalled (:func:`~constructs_nld.deploy.wait.wait_for`, every command's one wait). A *wave* is an observed rise of
 the updated count: a batch the controller started (at the poll interval, batches that start
 between two polls count as one).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -38,7 +37,8 @@ from constructs_nld.defaults import STALL_AFTER
 from constructs_nld.deploy.errors import DeployError, StalledError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import is_ready, not_ready_reasons, selector, target_node
-from constructs_nld.deploy.throttle import PollBackoff
+from constructs_nld.deploy.program import hint
+from constructs_nld.deploy.wait import Poll, wait_for
 
 __all__ = [
     "Progress",
@@ -190,7 +190,7 @@ def rollback_advice(ref: ObjectRef) -> str:
     """How to roll back a rollout that stalled, in one line."""
     return (
         "to roll back, restore the previous version of your app (e.g. git revert) and run "
-        "'python deploy.py --wait': it reapplies the previous Corefile and pod template together "
+        f"{hint('--wait')}: it reapplies the previous Corefile and pod template together "
         f"('kubectl rollout undo daemonset/{ref.name} -n {ref.namespace}' restores the pod template only, "
         "not the ConfigMap)"
     )
@@ -209,44 +209,48 @@ def follow_rollout(
     The stall message names the newest pods that are not ready, with their node and
     reason, and says how to roll back.
     """
-    started = time.monotonic()
-    tracker = RolloutTracker(stall_after=stall_after, started=started)
-    interval = PollBackoff(poll_interval)
-    polls = 0
-    previous: RolloutStatus | None = None
-    while True:
+    tracker = RolloutTracker(stall_after=stall_after, started=0.0)
+    read: list[tuple[float, Manifest, RolloutStatus]] = []
+
+    def poll(now: float) -> Poll:
         daemon_set = client.get(ref)
-        polls += 1
         if daemon_set is None:
             raise DeployError(f"{ref} was deleted while its rollout was followed")
         status = RolloutStatus.of(daemon_set)
-        now = time.monotonic()
+        if not read:
+            tracker.started = tracker.last_progress = now
+        changed = not read or read[-1][2] != status
+        before = tracker.last_progress
         tracker.observe(status, now)
-        progress.update(ref, status, tracker, elapsed=now - started, idle=tracker.idle(now))
-        if status.complete:
-            report = RolloutReport(now - started, tracker.waves, tracker.max_unavailable, status, polls)
-            if status.on_delete and status.updated < status.desired:
-                progress.finish(
-                    f"OnDelete: {status.updated}/{status.desired} pods run the current template, all available; "
-                    "the others take it when they are deleted (kubectl delete pod, node by node)"
-                )
-            else:
-                progress.finish(
-                    f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated "
-                    f"and available; {report.waves} wave(s) observed, at most {report.max_unavailable} unavailable"
-                )
-            return report
-        if tracker.stalled(now):
-            progress.finish(f"rollout stalled after {now - started:.1f}s: {status}")
-            if not status.observed:
-                why = (
-                    f"the DaemonSet controller has not observed generation {status.generation} "
-                    f"(observed {status.observed_generation}) for {stall_after:g}s: is kube-controller-manager running?"
-                )
-            else:
-                match = selector(daemon_set["spec"]["selector"]["matchLabels"])
-                pods = client.list("v1", "Pod", ref.namespace, label_selector=match)
-                why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
-            raise StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
-        time.sleep(interval.next(changed=status != previous, stalls_in=stall_after - tracker.idle(now)))
-        previous = status
+        read.append((now, daemon_set, status))
+        progress.update(ref, status, tracker, elapsed=now - tracker.started, idle=tracker.idle(now))
+        return Poll(done=status.complete, changed=changed, progressed=tracker.last_progress != before)
+
+    def stalled(_: float) -> StalledError:
+        at, daemon_set, status = read[-1]
+        progress.finish(f"rollout stalled after {at - tracker.started:.1f}s: {status}")
+        if not status.observed:
+            why = (
+                f"the DaemonSet controller has not observed generation {status.generation} "
+                f"(observed {status.observed_generation}) for {stall_after:g}s: is kube-controller-manager running?"
+            )
+        else:
+            match = selector(daemon_set["spec"]["selector"]["matchLabels"])
+            pods = client.list("v1", "Pod", ref.namespace, label_selector=match)
+            why = f"no pod became ready for {stall_after:g}s ({status}); not ready: {not_ready_pods(pods)}"
+        return StalledError(f"rollout of {ref} stalled: {why}\n  {rollback_advice(ref)}")
+
+    seconds = wait_for(poll, interval=poll_interval, stall_after=stall_after, stalled=stalled)
+    status = read[-1][2]
+    report = RolloutReport(seconds, tracker.waves, tracker.max_unavailable, status, len(read))
+    if status.on_delete and status.updated < status.desired:
+        progress.finish(
+            f"OnDelete: {status.updated}/{status.desired} pods run the current template, all available; "
+            "the others take it when they are deleted (kubectl delete pod, node by node)"
+        )
+    else:
+        progress.finish(
+            f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated "
+            f"and available; {report.waves} wave(s) observed, at most {report.max_unavailable} unavailable"
+        )
+    return report

@@ -3,9 +3,10 @@
 One source of configuration: what a user writes in their app (``main.py`` or any ``app:``
 of ``cdk8s.yaml``) is what ``cdk8s synth`` writes, what ``deploy.py`` applies and what
 ``verify`` checks. The app is run as ``cdk8s synth`` runs it — a shell command in the
-project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP`` and, in a fleet,
-``NLD_CONTEXT`` (the cluster's kubeconfig context), which
-:func:`constructs_nld.app.props_from_environment` reads.
+project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP``, and the cluster's
+identity: ``NLD_CLUSTER`` (its name) and ``NLD_CONTEXT`` (its kubeconfig context), which
+:func:`constructs_nld.app.props_from_environment` reads. The runner synthesizes it once per
+cluster (:mod:`constructs_nld.deploy.session`) and every step works on those charts.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from constructs_nld.defaults import CLUSTER_IP_ENV, CONTEXT_ENV
+from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV
 from constructs_nld.deploy.errors import InvalidConfigError
 
 if TYPE_CHECKING:
@@ -43,8 +44,9 @@ SYNTH_TIMEOUT: Final = 300.0
 """Seconds an app may take to synthesize."""
 
 _ERROR_TAIL_LINES: Final = 15
-_PROPS_REFUSED: Final = "ValueError: "
-"""How a Python app's last line starts when a props value was refused: that line alone is reported."""
+_REFUSALS: Final = ("ValueError: ", "error: ")
+"""How an app's last line starts when it refused its input (a props value, its cluster): that line alone is
+reported. ``ValueError: `` ends a traceback; ``error: `` is what :func:`constructs_nld.app.main` prints."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,11 @@ class AppCommand:
     directory: Path
     """Where it runs: the directory of ``cdk8s.yaml``."""
 
+    cluster: str | None = None
+    """The name of the cluster it is synthesized for, given to the app as ``$NLD_CLUSTER`` (None: a preview)."""
+
     context: str | None = None
-    """The kubeconfig context it is synthesized for, given to the app as ``$NLD_CONTEXT`` (None: unset)."""
+    """That cluster's kubeconfig context, given to the app as ``$NLD_CONTEXT`` (None: unset)."""
 
     @classmethod
     def from_project(cls, directory: Path | None = None, *, command: str | None = None) -> AppCommand:
@@ -108,10 +113,12 @@ class AppCommand:
         """
         env = dict(os.environ)
         env["CDK8S_OUTDIR"] = str(outdir)
-        env.pop(CLUSTER_IP_ENV, None)
-        env.pop(CONTEXT_ENV, None)
+        for variable in (CLUSTER_IP_ENV, CLUSTER_ENV, CONTEXT_ENV):
+            env.pop(variable, None)
         if cluster_ip is not None:
             env[CLUSTER_IP_ENV] = cluster_ip
+        if self.cluster:
+            env[CLUSTER_ENV] = self.cluster
         if self.context is not None:
             env[CONTEXT_ENV] = self.context
         env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
@@ -138,9 +145,10 @@ class AppCommand:
                 ) from None
             if result.returncode != 0:
                 lines = (result.stderr or result.stdout).strip().splitlines()
-                if lines and lines[-1].startswith(_PROPS_REFUSED):
-                    # A props value refused: its one line names the prop; the traceback above it is Python's.
-                    raise InvalidConfigError(f"the app '{self.command}' failed: {lines[-1]}")
+                if lines and lines[-1].startswith(_REFUSALS):
+                    # Its input refused: its one line names the prop or the cluster; a traceback above it is Python's.
+                    refusal = lines[-1].removeprefix("error: ")
+                    raise InvalidConfigError(f"the app '{self.command}' failed: {refusal}")
                 tail = "\n".join(lines[-_ERROR_TAIL_LINES:])
                 raise InvalidConfigError(
                     f"the app '{self.command}' failed (exit {result.returncode}) in {self.directory}:\n{tail}"

@@ -40,7 +40,6 @@ __all__ = [
     "THROTTLED_STATUSES",
     "Attempt",
     "Backoff",
-    "PollBackoff",
     "Retry",
     "RetryCounts",
     "TokenBucket",
@@ -220,39 +219,6 @@ class TokenBucket:
         self._last = now
         self._tokens -= 1.0
         return 0.0 if self._tokens >= 0 else -self._tokens / self.qps
-
-
-_PAST_THE_STALL: Final = 0.01
-"""How far past the stall moment a capped poll sleeps, so that the read after it decides."""
-
-
-@dataclass
-class PollBackoff:
-    """The interval of a wait that polls: ``base`` while what it reads changes, growing to ``cap`` while it does not.
-
-    A wait for a rollout or a removal reads the same object again and again; while nothing
-    changes, each read is worth less than the last, so the interval grows by ``factor`` up
-    to ``cap``, and drops back to ``base`` on the first change.
-    """
-
-    base: float
-    cap: float = defaults.POLL_BACKOFF_CAP
-    factor: float = defaults.POLL_BACKOFF_FACTOR
-    current: float = field(init=False)
-
-    def __post_init__(self) -> None:
-        """Start at ``base``; a cap below it is ``base``."""
-        self.cap = max(self.cap, self.base)
-        self.current = self.base
-
-    def next(self, *, changed: bool, stalls_in: float) -> float:
-        """The seconds to wait before the next read, given whether the last read showed a change.
-
-        ``stalls_in`` is how long until the wait would count as stalled: the sleep ends just
-        after that moment, never later, so a grown interval does not delay the verdict.
-        """
-        self.current = self.base if changed else min(self.current * self.factor, self.cap)
-        return min(self.current, max(stalls_in, 0.0) + _PAST_THE_STALL)
 
 
 def describe_request(method: str, path: str) -> str:

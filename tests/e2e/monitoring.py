@@ -8,7 +8,7 @@
   object selecting them by the app's monitoring labels, and the app's PodMonitor and
   PrometheusRule (created first, so that Prometheus starts with them; ``deploy`` takes them
   over when the app is deployed);
-- prometheus-operator v0.93.0 (:mod:`tests.e2e.operator`) generating the Prometheus
+- prometheus-operator v0.93.0 (:mod:`tests.harness.operator`) generating the Prometheus
   configuration and rule files from them;
 - Prometheus (3.13.1, built from source: Debian's lacks Kubernetes service discovery) running
   as the generated StatefulSet runs it: its container args, the
@@ -18,7 +18,7 @@
   namespace, finds its targets through its own Kubernetes service discovery with the
   ``prometheus`` ServiceAccount's token, over the bed's bridge to the API server; its API is
   bridged out to 127.0.0.1 for the tests and ``deploy.py soak``;
-- the real kube-state-metrics (:mod:`tests.e2e.kubestatemetrics`), watching what the real
+- the real kube-state-metrics (:mod:`tests.harness.kubestatemetrics`), watching what the real
   DaemonSet controller and kubelet report of the node-cache DaemonSet and its pod.
 
 Pods are found by Prometheus through their API objects' ``status.podIP``, as on a cluster:
@@ -31,21 +31,22 @@ off it (and the pod garbage collector from deleting pods of an unknown node).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from constructs_nld import NodeLocalDNSProps
-from tests.e2e.kubestatemetrics import KubeStateMetrics
 from tests.e2e.netns import CLUSTER_COREDNS_METRICS_PORT, KUBE_DNS_ENDPOINT, NODE_UPLINK_IP
 from tests.e2e.nodecache import synthesized_objects
-from tests.e2e.operator import PrometheusOperator, apply_rbac, module_dir, service_account_token
-from tests.e2e.pods import Bridge, InClusterCredentials, pod_argv
 from tests.e2e.realnode import RealNodeBed
+from tests.harness.kubestatemetrics import KubeStateMetrics
+from tests.harness.operator import PrometheusOperator, apply_rbac, module_dir, service_account_token
+from tests.harness.pods import InClusterCredentials, pod_argv
 from tests.harness.process import free_port
-from tests.prometheus import Prometheus, prometheus_version, server_binary
+from tests.harness.prometheus import Prometheus, prometheus_version, server_binary
+from tests.harness.socat import Bridge
+from tests.harness.stack import Stack
 
 __all__ = ["COREDNS_JOB", "KSM_JOB", "SYSTEM_NODE", "MonitoringStack"]
 
@@ -107,7 +108,7 @@ def _collection(obj: Mapping[str, Any]) -> str:
     return f"{prefix}/namespaces/{namespace}/{plural}" if namespace else f"{prefix}/{plural}"
 
 
-class MonitoringStack:
+class MonitoringStack(Stack):
     """The monitoring of one test bed's node, from the app's monitoring objects; a context manager."""
 
     def __init__(
@@ -118,7 +119,8 @@ class MonitoringStack:
         *,
         evaluation_interval: str = "5s",
     ) -> None:
-        """Plan the stack for the cluster of ``node``, which is to run the synth of ``props``; entering builds it."""
+        """Plan the stack for the cluster of ``node``, which is to run the synth of ``props``; starting builds it."""
+        super().__init__()
         self.node = node
         self.bed = node.bed
         self.props = props
@@ -129,20 +131,6 @@ class MonitoringStack:
         self.operator: PrometheusOperator | None = None
         self.kube_state_metrics: KubeStateMetrics | None = None
         self.prometheus: Prometheus | None = None
-        self._stack = contextlib.ExitStack()
-
-    def __enter__(self) -> MonitoringStack:
-        """Build everything; tear down what was built if a step fails."""
-        try:
-            self._start()
-        except BaseException:
-            self._stack.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        """Stop everything, newest first."""
-        self._stack.close()
 
     def _of(self, kind: str) -> dict[str, Any]:
         (found,) = [o for o in self.objects if o["kind"] == kind]
@@ -156,14 +144,13 @@ class MonitoringStack:
     def _create(self, obj: Mapping[str, Any]) -> None:
         self.control_plane.request("POST", _collection(obj), body=obj, ok=(201, 409))
 
-    def _start(self) -> None:
+    def start_parts(self) -> None:
+        """The operator, the cluster's monitoring objects, kube-state-metrics, then Prometheus."""
         server_binary()
         self.workdir.mkdir(parents=True, exist_ok=True)
         cp = self.control_plane
         namespace = self.monitoring_namespace
-        self.operator = PrometheusOperator(cp, self.workdir, namespace=namespace)
-        self._stack.callback(self.operator.stop)
-        self.operator.start()
+        self.operator = self.start_process(PrometheusOperator(cp, self.workdir, namespace=namespace))
         rbac = module_dir() / "example" / "rbac" / "prometheus"
         apply_rbac(
             cp,
@@ -187,16 +174,16 @@ class MonitoringStack:
             ca_pem=cp.ca_path.read_text(),
             namespace=namespace,
         )
-        self.kube_state_metrics = KubeStateMetrics(
-            self.bed.node,
-            ksm_credentials.at("127.0.0.1", port),
-            binary=cp.binary("kube-state-metrics"),
-            address=NODE_UPLINK_IP,
-            port=KSM_PORT,
-            workdir=self.workdir,
+        self.kube_state_metrics = self.start_process(
+            KubeStateMetrics(
+                self.bed.node,
+                ksm_credentials.at("127.0.0.1", port),
+                binary=cp.binary("kube-state-metrics"),
+                address=NODE_UPLINK_IP,
+                port=KSM_PORT,
+                workdir=self.workdir,
+            )
         )
-        self._stack.callback(self.kube_state_metrics.stop)
-        self.kube_state_metrics.start()
         self.prometheus = self._start_prometheus(port)
 
     def _kube_state_metrics_rbac(self, namespace: str) -> None:
@@ -369,12 +356,8 @@ class MonitoringStack:
             log_path=self.workdir / "prometheus.log",
             env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", **in_cluster.environment},
         )
-        # Registered before starting, so that a start that fails still tears both down.
-        self._stack.callback(api_bridge.stop)
-        api_bridge.start()
-        self._stack.callback(prometheus.stop)
-        prometheus.start()
-        return prometheus
+        self.enter_context(api_bridge)
+        return self.start_process(prometheus)
 
     def wait_scraped(self, job: str, targets: int, timeout: float = 60) -> None:
         """Wait until ``targets`` targets of ``job`` have been scraped, all up."""

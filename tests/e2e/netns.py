@@ -34,7 +34,6 @@ namespaces), also when building fails half-way and, as a last resort, at interpr
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import ipaddress
@@ -44,39 +43,32 @@ import re
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from tests.e2e import serviceapi, zones
-from tests.e2e.pods import Bridge
+from tests.harness.coredns import COREDNS_BINARY, CoreDNS
 from tests.harness.node import KubeProxy, ProxyMode
-from tests.harness.process import Process, ProcessExitedError, require_binary, wait_until
+from tests.harness.process import require_binary, wait_until
+from tests.harness.socat import Bridge
+from tests.harness.stack import Stack
 
 __all__ = [
     "CLUSTER_DOMAIN",
-    "COREDNS_BINARY",
     "INTERNET_RESOLVERS",
     "KUBE_DNS_ENDPOINT",
     "NODE_LOCAL_DNS_IP",
     "POD_IP",
     "SERVICE_CIDR",
     "ClusterIPs",
-    "CoreDNS",
-    "CoreDNSExitedError",
     "Namespace",
     "Testbed",
     "allocate_cluster_ips",
     "require_root",
     "sweep_stale",
 ]
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-COREDNS_BINARY = REPO_ROOT / ".cache" / "bin" / "coredns"
-"""CoreDNS v1.13.2, built by ``tools/build-binaries.sh coredns``."""
 
 CLUSTER_DOMAIN = "cluster.local"
 SERVICE_CIDR = ipaddress.IPv6Network("fd00:ec2::/108")
@@ -254,36 +246,7 @@ def allocate_cluster_ips(seed: int) -> ClusterIPs:
     )
 
 
-class CoreDNSExitedError(ProcessExitedError):
-    """A CoreDNS process ended while it was expected to run."""
-
-
-class CoreDNS(Process):
-    """A CoreDNS process in a namespace, its Corefile and its log (beside the Corefile)."""
-
-    exited_error = CoreDNSExitedError
-
-    def __init__(self, namespace: Namespace, corefile: Path, binary: Path) -> None:
-        """Plan ``binary -conf corefile`` inside ``namespace``; :meth:`start` runs it."""
-        super().__init__(f"CoreDNS ({corefile})", corefile.with_suffix(".log"), grace_period=5, startup_timeout=20)
-        self.namespace = namespace
-        self.corefile = corefile
-        self.binary = binary
-
-    def argv(self) -> list[str]:
-        """The binary inside the namespace; ``ip netns exec`` execs it, so the pid is CoreDNS itself."""
-        return self.namespace.argv(str(self.binary), "-conf", str(self.corefile))
-
-    def healthy(self) -> bool:
-        """CoreDNS printed its version banner, which it does once every listener is up."""
-        return "\nCoreDNS-" in "\n" + self.log
-
-    def wait_started(self, timeout: float = 20) -> None:
-        """Wait for the banner; :class:`CoreDNSExitedError` (with the log) if it exits first, else ``TimeoutError``."""
-        self.wait_healthy(timeout)
-
-
-class Testbed:
+class Testbed(Stack):
     """The three namespaces, cluster DNS and the node's kube-proxy; a context manager."""
 
     __test__ = False  # not a pytest test class, despite the name
@@ -296,12 +259,13 @@ class Testbed:
         ips: ClusterIPs | None = None,
         proxy_mode: ProxyMode = "iptables",
     ) -> None:
-        """Plan the test bed; :meth:`__enter__` builds it.
+        """Plan the test bed; :meth:`start` builds it.
 
         Without ``ips``, the node runs the real kube-proxy in ``proxy_mode`` against this
         process's :mod:`~tests.e2e.serviceapi` (the bed's addresses, allocated from the process
         id). With ``ips``, the caller's API server allocated them and the caller runs kube-proxy.
         """
+        super().__init__()
         tag = f"{NAME_PREFIX}{os.getpid()}-{next(_sequence)}"
         self.cluster_dns = Namespace(f"{tag}-cluster-dns")
         self.node = Namespace(f"{tag}-node")
@@ -314,48 +278,19 @@ class Testbed:
         self.kube_proxy: KubeProxy | None = None
         self.cluster_coredns: CoreDNS | None = None
         self.internet_dns: CoreDNS | None = None
-        self._stack = contextlib.ExitStack()
-        self._closed = False
 
     @property
     def namespaces(self) -> tuple[Namespace, Namespace, Namespace]:
         """cluster-dns, node and pod."""
         return (self.cluster_dns, self.node, self.pod)
 
-    def __enter__(self) -> Self:
-        """Build everything; on any failure, tear down what was built and re-raise."""
-        require_binary(self.coredns_binary, "run `bash tools/build-binaries.sh coredns`")
-        atexit.register(self.close)
-        try:
-            self._build()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Tear everything down."""
-        self.close()
-
-    def close(self) -> None:
-        """Stop processes, remove ``/etc/netns`` entries and namespaces; idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        atexit.unregister(self.close)
-        self._stack.close()
-
-    def at_close(self, callback: Callable[[], object]) -> None:
-        """Run ``callback`` at :meth:`close`, before the processes started earlier and the namespaces go."""
-        self._stack.callback(callback)
-
     # ------------------------------------------------------------------ building ---
-    def _build(self) -> None:
+    def start_parts(self) -> None:
+        """The namespaces and their wiring, kube-proxy (unless the caller runs it), then cluster DNS."""
+        require_binary(self.coredns_binary, "run `bash tools/build-binaries.sh coredns`")
         self.workdir.mkdir(parents=True, exist_ok=True)
         for namespace in self.namespaces:
-            self._stack.callback(namespace.delete)
+            self.at_close(namespace.delete)
             namespace.create()
         self._wire()
         self._write_resolv_confs()
@@ -411,8 +346,7 @@ class Testbed:
             target=("127.0.0.1", api.port),
             directory=self.workdir / "bridge",
         )
-        self._stack.callback(bridge.stop)
-        bridge.start()
+        self.enter_context(bridge)
         self.kube_proxy = KubeProxy(
             name=serviceapi.NODE_NAME,
             netns=self.node.name,
@@ -421,8 +355,7 @@ class Testbed:
             binary=api.control_plane.cache_dir / "bin" / "kube-proxy",
             kubeconfig=api.kubeconfig,
         )
-        self._stack.callback(self.kube_proxy.stop)
-        self.kube_proxy.start(wait=False)
+        self.start_process(self.kube_proxy, wait=False)
 
     def _start_cluster_dns(self) -> None:
         data = self.workdir / "cluster-dns"
@@ -485,9 +418,7 @@ class Testbed:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "Corefile"
         path.write_text(corefile)
-        process = CoreDNS(namespace, path, self.coredns_binary)
-        self._stack.callback(process.stop)
-        process.start(wait=False)
+        process = self.start_process(CoreDNS(namespace, path, self.coredns_binary), wait=False)
         if wait:
             process.wait_started()
         return process

@@ -33,10 +33,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Self
+from typing import Any, Final
 
 from constructs_nld import NodeLocalDNSProps, defaults, synthesize
-from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source, verify
+from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, open_session, props_source, verify
 from constructs_nld.deploy.checks import CheckResult
 from constructs_nld.deploy.source import AppChart, AppSource
 from tests.e2e import probes
@@ -48,11 +48,12 @@ from tests.e2e.netns import (
     Testbed,
     allocate_cluster_ips,
 )
-from tests.e2e.pods import Bridge
 from tests.e2e.serviceapi import endpoint_slice, pin_service
 from tests.harness.images import ImageArchive, node_cache_image, pause_image
 from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
 from tests.harness.process import wait_until
+from tests.harness.socat import Bridge
+from tests.harness.stack import Stack
 from tests.simcluster import SimulatedCluster
 
 __all__ = [
@@ -237,7 +238,7 @@ def _cri_text(log: str) -> str:
     return "\n".join(line.split(" ", 3)[-1] for line in log.splitlines())
 
 
-class RealNodeBed:
+class RealNodeBed(Stack):
     """The test bed with the real node ``name``, on ``sim`` (which must know its :func:`node_users`); a context manager.
 
     ``proxy_mode`` picks kube-proxy's mode. :meth:`deploy` runs ``deploy`` on an app;
@@ -255,7 +256,8 @@ class RealNodeBed:
         proxy_mode: ProxyMode = "iptables",
         max_restart_period: int | None = None,
     ) -> None:
-        """Plan the bed; :meth:`__enter__` builds it."""
+        """Plan the bed; :meth:`start` builds it."""
+        super().__init__()
         self.sim = sim
         self.name = name
         self.rest = sim.control_plane.fixture_api()
@@ -264,30 +266,17 @@ class RealNodeBed:
         self.images = images
         self.proxy_mode = proxy_mode
         self.max_restart_period = max_restart_period
-        self._stack = contextlib.ExitStack()
         self.bed: Testbed
         self.node: RealNode
         self.proxy: KubeProxy
-
-    def __enter__(self) -> Self:
-        """Build the namespaces and cluster DNS, bridge the API server into the node, start the node."""
-        try:
-            self._build()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        """:meth:`close`."""
-        self.close()
 
     def _service_ip(self, namespace: str, name: str) -> str:
         service = self.rest.get(f"/api/v1/namespaces/{namespace}/services/{name}")
         assert service is not None, f"service {namespace}/{name} missing"
         return str(ipaddress.ip_address(service["spec"]["clusterIP"]))
 
-    def _build(self) -> None:
+    def start_parts(self) -> None:
+        """Build the namespaces and cluster DNS, bridge the API server into the node, start the node."""
         control_plane = self.sim.control_plane
         allocated = allocate_cluster_ips(os.getpid())
         pin_service(self.rest, _NAMESPACE, "kube-dns", allocated.kube_dns)
@@ -297,10 +286,10 @@ class RealNodeBed:
             kube_dns_upstream=_UNUSED_CLUSTER_IP,
             others=allocated.others,
         )
-        self.bed = self._stack.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips))
+        self.bed = self.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips))
         for service in ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
             self.rest.request("POST", _SLICES, body=endpoint_slice(service, KUBE_DNS_ENDPOINT), ok=(201, 409))
-            self._stack.callback(self.rest.request, "DELETE", f"{_SLICES}/{service}-test-bed", ok=(200, 202, 404))
+            self.at_close(self.rest.request, "DELETE", f"{_SLICES}/{service}-test-bed", ok=(200, 202, 404))
         port = int(control_plane.server.rsplit(":", 1)[1])
         bridge = Bridge(
             listen_namespace=self.bed.node,
@@ -309,8 +298,7 @@ class RealNodeBed:
             target=("127.0.0.1", port),
             directory=self.workdir / "bridge",
         )
-        self._stack.callback(bridge.stop)
-        bridge.start()
+        self.enter_context(bridge)
         resolv = self.bed.node.etc_dir / "resolv.conf"
         binaries = control_plane.cache_dir / "bin"
         self.proxy = proxy = KubeProxy(
@@ -321,7 +309,7 @@ class RealNodeBed:
             binary=binaries / "kube-proxy",
             kubeconfig=control_plane.kubeconfig_for(kube_proxy_user(self.name)),
         )
-        self.node = self._stack.enter_context(
+        self.node = self.enter_context(
             RealNode(
                 name=self.name,
                 netns=self.bed.node.name,
@@ -337,12 +325,8 @@ class RealNodeBed:
                 max_restart_period=self.max_restart_period,
             )
         )
-        self._stack.callback(self.delete_daemon_sets)
+        self.at_close(self.delete_daemon_sets)
         self.wait_for("kube-proxy to program kube-dns", lambda: self.proxy.programs(ips.kube_dns), 60)
-
-    def close(self) -> None:
-        """Tear down in reverse order; idempotent."""
-        self._stack.close()
 
     def reset(self) -> None:
         """The cluster reset for the next test (the Nodes stay), once kubelet has stopped this node's pods.
@@ -381,7 +365,7 @@ class RealNodeBed:
         client = load_client(str(self.sim.control_plane.kubeconfig_path), None, timeout=10)
         lines: list[str] = []
         source = setup_interface_off(props_source(props or NodeLocalDNSProps()), change)
-        report = deploy(client, source, DeployOptions(**options), out=lines.append)
+        report = deploy(open_session(client, source, read="deployable", out=lines.append), DeployOptions(**options))
         return Deployed(report, "\n".join(lines))
 
     def verify(
@@ -389,7 +373,11 @@ class RealNodeBed:
     ) -> list[CheckResult]:
         """``verify`` of ``props`` (default: the spec's), the app as :meth:`deploy` runs it."""
         client = load_client(str(self.sim.control_plane.kubeconfig_path), None, timeout=10)
-        return verify(client, setup_interface_off(props_source(props or NodeLocalDNSProps()), change))
+        return verify(
+            open_session(
+                client, setup_interface_off(props_source(props or NodeLocalDNSProps()), change), read="installed"
+            )
+        )
 
     def apply(self, objects: list[dict[str, Any]], *, change: PodSpecChange | None = None) -> None:
         """Server-side apply ``objects`` as ``kubectl apply --server-side`` would: what ``deploy`` would refuse."""

@@ -21,14 +21,14 @@ cluster of their own (:mod:`tests.e2e.realnode`).
 
 from __future__ import annotations
 
-import atexit
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final
 
 from constructs_nld import NodeLocalDNSProps, defaults, synthesize
 from tests.harness.controlplane import ControlPlane
 from tests.harness.node import kube_proxy_user
 from tests.harness.rest import Rest
+from tests.harness.stack import Stack
 
 if TYPE_CHECKING:
     from tests.e2e.netns import ClusterIPs
@@ -102,23 +102,16 @@ def pin_service(rest: Rest, namespace: str, name: str, cluster_ip: str) -> None:
     rest.request("POST", f"/api/v1/namespaces/{namespace}/services", body=service_at(live, cluster_ip), ok=(201,))
 
 
-class ServiceAPI:
+class ServiceAPI(Stack):
     """The API server of the beds' kube-proxies, holding the Services of :attr:`ips`; a context manager."""
 
     def __init__(self, ips: ClusterIPs, *, endpoint: str, node_ip: str) -> None:
         """Plan the API server: Services at ``ips``, their endpoint at ``endpoint``, the Node at ``node_ip``."""
+        super().__init__()
         self.ips = ips
         self.endpoint = endpoint
         self.node_ip = node_ip
         self.control_plane = ControlPlane(component_users=(PROXY_USER,))
-
-    def __enter__(self) -> Self:
-        """:meth:`start`."""
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        """:meth:`stop`."""
-        self.stop()
 
     @property
     def port(self) -> int:
@@ -130,21 +123,9 @@ class ServiceAPI:
         """The kube-proxies' kubeconfig."""
         return self.control_plane.kubeconfig_for(PROXY_USER)
 
-    def start(self) -> Self:
+    def start_parts(self) -> None:
         """Start the control plane and write the Services, their EndpointSlices and the Node."""
-        self.control_plane.start()
-        try:
-            self._write_objects()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def stop(self) -> None:
-        """Stop the control plane; idempotent."""
-        self.control_plane.stop()
-
-    def _write_objects(self) -> None:
+        self.enter_context(self.control_plane)
         rest = self.control_plane.fixture_api()
         pin_service(rest, _NAMESPACE, "kube-dns", self.ips.kube_dns)
         upstream = _synthesized_upstream_service()
@@ -177,9 +158,7 @@ def shared(ips: ClusterIPs, *, endpoint: str, node_ip: str) -> ServiceAPI:
     """
     global _shared  # noqa: PLW0603 (one API server per process, for every bed it builds)
     if _shared is None:
-        api = ServiceAPI(ips, endpoint=endpoint, node_ip=node_ip).start()
-        atexit.register(api.stop)
-        _shared = api
+        _shared = ServiceAPI(ips, endpoint=endpoint, node_ip=node_ip).start()
     if (_shared.ips, _shared.endpoint, _shared.node_ip) != (ips, endpoint, node_ip):
         raise ValueError("the test beds of one process share one API server, so they must share its addresses")
     return _shared

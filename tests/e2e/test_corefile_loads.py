@@ -26,8 +26,9 @@ from hypothesis import given, reject, settings
 
 from constructs_nld import NodeLocalDNSProps
 from tests.e2e import probes
-from tests.e2e.netns import COREDNS_BINARY, NAME_PREFIX, CoreDNS, Namespace, require_root
+from tests.e2e.netns import NAME_PREFIX, Namespace, require_root
 from tests.e2e.nodecache import render_runtime_corefile, synthesized_objects
+from tests.harness.coredns import COREDNS_BINARY, CoreDNS
 from tests.integration import strategies
 from tests.integration.strategies import Make
 

@@ -19,12 +19,13 @@ import pytest
 
 from constructs_nld import NodeLocalDNSProps
 from tests.e2e import probes
-from tests.e2e.netns import CoreDNS, Testbed
+from tests.e2e.netns import Testbed
 from tests.e2e.nodecache import (
     NodeCacheInvocation,
     node_cache_invocation,
     render_runtime_corefile,
 )
+from tests.harness.coredns import CoreDNS
 
 LOCAL_IP = "fd00::10"
 NODE_IP = "fd01::1"

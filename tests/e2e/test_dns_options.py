@@ -39,10 +39,11 @@ from constructs_nld import (
 from constructs_nld import placeholders as ph
 from constructs_nld.deploy.errors import PreconditionError
 from tests.e2e import probes, zones
-from tests.e2e.netns import CoreDNS, Testbed
+from tests.e2e.netns import Testbed
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import RealNodeBed, kubectl_objects
-from tests.e2e.resolver import ResolverLoad
+from tests.harness.coredns import CoreDNS
+from tests.harness.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 

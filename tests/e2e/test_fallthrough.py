@@ -33,8 +33,8 @@ from tests.e2e import probes
 from tests.e2e.netns import Testbed, require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import PodSpecChange, RealNodeBed, kubectl_objects, proc_status, real_node
-from tests.e2e.resolver import ResolverLoad
 from tests.harness.images import ImageArchive
+from tests.harness.resolver import ResolverLoad
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
 

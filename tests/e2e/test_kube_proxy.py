@@ -32,9 +32,9 @@ from tests.e2e import probes
 from tests.e2e.netns import POD_IP, require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import SERVED_NAMES, RealNodeBed, real_node
-from tests.e2e.resolver import ResolverLoad
 from tests.harness.images import ImageArchive
 from tests.harness.node import PROXY_MODES, ProxyMode
+from tests.harness.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 NAME = SERVED_NAMES[0]

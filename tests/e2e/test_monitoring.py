@@ -36,9 +36,9 @@ from tests.e2e.monitoring import MonitoringStack
 from tests.e2e.netns import Testbed, require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import NODE_NAME, SERVED_NAMES, RealNodeBed, kubectl_objects, real_node
-from tests.e2e.resolver import ResolverLoad
 from tests.harness.images import ImageArchive
-from tests.prometheus import Prometheus
+from tests.harness.prometheus import Prometheus
+from tests.harness.resolver import ResolverLoad
 
 NODE_CACHE_BINARY = node_cache_binary_or_skip()
 

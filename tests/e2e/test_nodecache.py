@@ -31,7 +31,7 @@ from constructs_nld import CacheSettings, NodeLocalDNSProps, Ports
 from tests.e2e import probes
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import RealNodeBed, kubectl_objects
-from tests.e2e.resolver import ResolverLoad
+from tests.harness.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 

@@ -19,9 +19,9 @@ from tests.e2e import probes
 from tests.e2e.netns import require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import RealNodeBed, real_nodes
-from tests.e2e.resolver import ResolverLoad
 from tests.fleet import fleet_node
 from tests.harness.images import ImageArchive
+from tests.harness.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 SIMULATED = tuple(fleet_node("cpu", number, number) for number in range(3))

@@ -24,16 +24,13 @@ by default, never count them; the apiserver's internal loopback requests appear 
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Self, cast
+from typing import Any, Final, cast
 
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
@@ -44,6 +41,7 @@ from tests.harness.bootstrap import ClusterState
 from tests.harness.credentials import ADMIN_USER, Credentials
 from tests.harness.process import require_binary
 from tests.harness.rest import Rest
+from tests.harness.stack import Stack
 
 __all__ = ["DEFAULT_CRD_DIR", "REPO_ROOT", "ControlPlane"]
 
@@ -68,13 +66,13 @@ class _Running:
     state: ClusterState | None = None
 
 
-class ControlPlane:
+class ControlPlane(Stack):
     """A real etcd + kube-apiserver on loopback, bootstrapped like an IPv6 EKS cluster.
 
-    Use as a context manager or call :meth:`start` / :meth:`stop`. All state (etcd data,
-    certificates, tokens, logs, audit log, kubeconfig) lives in a temporary directory
-    that :meth:`stop` removes. Both processes are stopped at interpreter exit if a run
-    forgets, and are killed by the kernel if this process dies abruptly.
+    Use as a context manager or call :meth:`start` / :meth:`stop` (a :class:`~tests.harness.stack.Stack`).
+    All state (etcd data, certificates, tokens, logs, audit log, kubeconfig) lives in a
+    temporary directory that :meth:`stop` removes. Both processes are stopped at interpreter
+    exit if a run forgets, and are killed by the kernel if this process dies abruptly.
 
     Parameters:
         cache_dir: Cache root holding ``bin/etcd`` and ``bin/kube-apiserver``.
@@ -102,27 +100,16 @@ class ControlPlane:
         component_users: tuple[str, ...] = (),
     ) -> None:
         """Configure the control plane; nothing is started until :meth:`start`."""
+        super().__init__()
         env_cache = os.environ.get("NLD_CACHE_DIR")
         self.cache_dir: Path = cache_dir or (Path(env_cache) if env_cache else REPO_ROOT / ".cache")
         self.crd_dir: Path = crd_dir or DEFAULT_CRD_DIR
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
         self.component_users = component_users
-        self.startup_seconds: float | None = None
-        """Wall-clock seconds the last :meth:`start` took (processes + bootstrap)."""
         self._running: _Running | None = None
 
     # ------------------------------------------------------------------ lifecycle --
-    def __enter__(self) -> Self:
-        """Start the control plane and return it."""
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Stop the control plane."""
-        self.stop()
-
     def binary(self, name: str) -> Path:
         """``<cache_dir>/bin/<name>``, or fail naming the build command."""
         return require_binary(
@@ -131,49 +118,31 @@ class ControlPlane:
             name=name,
         )
 
-    def start(self) -> Self:
-        """Start etcd and kube-apiserver, wait until ready, bootstrap; return self.
+    def start_parts(self) -> None:
+        """Start etcd and kube-apiserver in a new temporary directory, wait until ready, bootstrap.
 
         Raises:
-            RuntimeError: A binary is missing (names the file and the build command), a
-                process exited during startup (with the last 40 lines of its log), or
-                the control plane is already started.
+            RuntimeError: A binary is missing (names the file and the build command) or a
+                process exited during startup (with the last 40 lines of its log).
             TimeoutError: A readiness or bootstrap wait exceeded ``startup_timeout``.
         """
-        if self._running is not None:
-            raise RuntimeError("ControlPlane.start: already started; call stop() first")
-        began = time.monotonic()
         etcd_bin, apiserver_bin = self.binary("etcd"), self.binary("kube-apiserver")
         directory = Path(tempfile.mkdtemp(prefix="nld-controlplane-"))
+        self.at_close(shutil.rmtree, directory, ignore_errors=True)
         credentials = Credentials(directory, self.component_users)
         timeouts = {"startup_timeout": self.startup_timeout, "grace_period": self.stop_timeout}
         etcd = Etcd(etcd_bin, directory, **timeouts)
         apiserver = KubeApiserver(apiserver_bin, directory, etcd=etcd, credentials=credentials, **timeouts)
-        self._running = _Running(directory, credentials, etcd, apiserver, AuditLog(apiserver.audit_log_path))
-        atexit.register(self.stop)
-        try:
-            credentials.write()
-            etcd.start()
-            apiserver.start()
-            self._running.state = ClusterState(apiserver.rest, self.crd_dir, timeout=self.startup_timeout)
-            self._running.state.bootstrap()
-        except BaseException:
-            self.stop()
-            raise
-        self.startup_seconds = time.monotonic() - began
-        return self
+        running = self._running = _Running(directory, credentials, etcd, apiserver, AuditLog(apiserver.audit_log_path))
+        self.at_close(self._forget)
+        credentials.write()
+        self.start_process(etcd)
+        self.start_process(apiserver)
+        running.state = ClusterState(apiserver.rest, self.crd_dir, timeout=self.startup_timeout)
+        running.state.bootstrap()
 
-    def stop(self) -> None:
-        """Stop both processes (SIGTERM, then SIGKILL) and remove the temporary dir.
-
-        Safe to call more than once and on a partly started control plane.
-        """
-        atexit.unregister(self.stop)
-        running, self._running = self._running, None
-        if running is not None:
-            running.apiserver.stop()
-            running.etcd.stop()
-            shutil.rmtree(running.directory, ignore_errors=True)
+    def _forget(self) -> None:
+        self._running = None
 
     def stop_apiserver(self) -> None:
         """Stop kube-apiserver only; etcd (and so all stored objects) keeps running.

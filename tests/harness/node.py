@@ -14,7 +14,7 @@ test bed's node) with, inside it:
   Services and EndpointSlices.
 
 The API server listens on the root namespace's loopback; the caller bridges that address into
-the node's namespace (:class:`tests.e2e.pods.Bridge`), so kubelet and kube-proxy name
+the node's namespace (:class:`tests.harness.socat.Bridge`), so kubelet and kube-proxy name
 ``https://127.0.0.1:PORT`` as everything else does and the serving certificate fits.
 
 containerd and kubelet are started with ``nsenter --net=/run/netns/NAME``, not ``ip netns
@@ -36,14 +36,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Literal, Self, get_args
+from typing import Any, Final, Literal, get_args
 
 import yaml
 
 from tests.harness.images import PAUSE_IMAGE, ImageArchive
 from tests.harness.process import Process, require_binary
 from tests.harness.rest import Rest
+from tests.harness.stack import Stack
 
 __all__ = [
     "NODE_GROUP",
@@ -490,11 +490,11 @@ class KubeProxy(Process):
         return done.returncode == 0
 
 
-class RealNode:
+class RealNode(Stack):
     """A node of the cluster that runs its pods for real: containerd, kubelet (and kube-proxy) in ``netns``.
 
     The API server must be reachable at the kubeconfigs' address from inside ``netns`` (the
-    caller bridges it there). A context manager: :meth:`__enter__` starts them (images
+    caller bridges it there). A context manager: :meth:`start` starts them (images
     imported before kubelet), and :meth:`close` stops kube-proxy and kubelet, removes what
     containers are left, stops containerd, deletes the Node and removes the cgroups and the
     directory's mounts.
@@ -516,7 +516,7 @@ class RealNode:
         proxy: KubeProxy | None = None,
         max_restart_period: int | None = None,
     ) -> None:
-        """Plan the node; nothing runs until :meth:`__enter__`. ``proxy``: its kube-proxy, if any.
+        """Plan the node; nothing runs until :meth:`start`. ``proxy``: its kube-proxy, if any.
 
         ``max_restart_period``: kubelet's longest crash-loop back-off (see :class:`Kubelet`).
         """
@@ -524,6 +524,7 @@ class RealNode:
         for program in ("containerd", "runc", "ctr", "nsenter"):
             if shutil.which(program) is None:
                 raise RuntimeError(f"{program} not found: `make system` installs containerd and runc")
+        super().__init__()
         self.name = name
         self.directory = directory
         self.rest = rest
@@ -545,39 +546,20 @@ class RealNode:
             max_restart_period=max_restart_period,
         )
         self.proxy = proxy
-        self._stack = contextlib.ExitStack()
 
-    def __enter__(self) -> Self:
+    def start_parts(self) -> None:
         """Start containerd (with the images), kubelet and kube-proxy; wait for the Node to be Ready."""
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._stack.callback(self._remove_directory)
-            self.cgroups.create()
-            self._stack.callback(self.cgroups.remove)
-            self._stack.callback(self.containerd.stop)
-            self.containerd.start()
-            self.containerd.load(self.images)
-            self._stack.callback(self._delete_node)
-            self._stack.callback(self.containerd.remove_containers)
-            self._stack.callback(self.kubelet.stop)
-            self.kubelet.start()
-            if self.proxy is not None:
-                self._stack.callback(self.proxy.stop)
-                self.proxy.start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """:meth:`close`."""
-        self.close()
-
-    def close(self) -> None:
-        """Tear down in the reverse order of the start; idempotent."""
-        self._stack.close()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.at_close(self._remove_directory)
+        self.cgroups.create()
+        self.at_close(self.cgroups.remove)
+        self.start_process(self.containerd)
+        self.containerd.load(self.images)
+        self.at_close(self._delete_node)
+        self.at_close(self.containerd.remove_containers)
+        self.start_process(self.kubelet)
+        if self.proxy is not None:
+            self.start_process(self.proxy)
 
     def memory(self) -> dict[str, int]:
         """Resident memory in KiB of what the node runs beside its pods' own processes.

@@ -6,13 +6,17 @@ wrong type). A props strategy sets a random subset of the props; in half of the 
 every value is valid, in the other half one prop is near-valid. Each yields a
 :class:`Make`, a recipe rather than a props object: building the props is what the
 oracle tests, so it happens inside the test, where a ``ValueError`` is an outcome.
+
+Every table (:func:`props`) and hand-drawn recipe (:func:`recipe`) records the fields it
+sets in :data:`TABLES`; ``tests/unit/test_oracle_coverage.py`` checks that they name every
+field of every props class, so a new field cannot go unchecked by the oracle.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import ipaddress
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,14 +24,18 @@ from hypothesis import strategies as st
 
 from constructs_nld import (
     AlertGroup,
+    AlertRule,
     AlertSettings,
     CacheSettings,
     Corefile,
     CorefileConfigMapProps,
+    DeployerRBACProps,
+    DeployerSubject,
     Directive,
     Dns64,
     ForwardOptions,
     ForwardZone,
+    GrafanaDashboardProps,
     HostEntry,
     Keeper,
     KeeperConfigMapProps,
@@ -53,6 +61,7 @@ from constructs_nld import (
 )
 from constructs_nld.alerts import node_local_dns_alerts
 from constructs_nld.dns import node_local_dns_corefile
+from constructs_nld.permissions import RBAC_COMMANDS
 
 INT32_MAX = 2**31 - 1
 SAFE_INT_MAX = 2**53 - 1
@@ -127,15 +136,38 @@ WRONG_TYPES: st.SearchStrategy[Any] = st.sampled_from([None, 0, 1.5, True, "no",
 """Values of a type no prop takes alone."""
 
 
+TABLES: dict[type, set[str]] = {}
+"""The fields of each class that some strategy here sets: every key of its ``props`` tables and recipes."""
+
+
+def _record(cls: Callable[..., Any], names: Iterable[str]) -> None:
+    if isinstance(cls, type):
+        TABLES.setdefault(cls, set()).update(names)
+
+
 @dataclass(frozen=True)
 class Props(Kind):
     """A props class's kind; ``perturbed`` are its examples with exactly one near-valid prop."""
 
     perturbed: st.SearchStrategy[Make]
+    target: Callable[..., Any]
+    """The class the examples build."""
+
+
+def recipe(cls: type, *names: str) -> Callable[..., Make]:
+    """A function of ``names``' values, in order, that makes a recipe for ``cls``: for values drawn by hand."""
+    _record(cls, names)
+
+    def make(*values: Any) -> Make:
+        return Make(cls, dict(zip(names, values, strict=True)))
+
+    make.__name__ = make.__qualname__ = cls.__name__  # a failing example shows the class, as a call
+    return make
 
 
 def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = None, prefix: str | None = None) -> Props:
     """``cls`` with a random subset of ``fields`` set: all valid, or exactly one near-valid."""
+    _record(of or cls, fields)
 
     @st.composite
     def build(draw: st.DrawFn, near: bool) -> Make:
@@ -146,7 +178,7 @@ def props(cls: Callable[..., Any], fields: dict[str, Kind], of: type | None = No
         kwargs = {name: draw(fields[name].near if name == perturbed else fields[name].valid) for name in chosen}
         return Make(cls, kwargs, of=of, prefix=prefix)
 
-    return Props(build(False), st.one_of(build(True), WRONG_TYPES), build(True))
+    return Props(build(False), st.one_of(build(True), WRONG_TYPES), build(True), of or cls)
 
 
 def examples(kind: Props) -> st.SearchStrategy[Make]:
@@ -381,10 +413,7 @@ _EXISTS = props(
 )
 
 
-def _toleration(key: Any, operator: Any, value: Any) -> Make:
-    return Make(Toleration, {"key": key, "operator": operator, "value": value})
-
-
+_toleration = recipe(Toleration, "key", "operator", "value")
 _ONE_TOLERATION = Kind(
     st.one_of(_EQUAL.valid, _EXISTS.valid),
     st.one_of(
@@ -460,9 +489,23 @@ CACHE = props(
         "serve_stale": optional(SERVE_STALE),
     },
 )
+_PROMETHEUS_LABEL_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True).filter(
+    lambda name: not name.startswith("__") and name != "severity"
+)
+_PROMETHEUS_TEXT = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20)
+ALERT_LABELS = Kind(
+    st.dictionaries(_PROMETHEUS_LABEL_NAMES, _PROMETHEUS_TEXT, max_size=3),
+    st.one_of(
+        st.sampled_from(
+            [{"severity": "page"}, {"__name__": "x"}, {"a-b": "x"}, {"1a": "x"}, {"": "x"}, {"team": ""}, {"team": 5}]
+        ),
+        WRONG_TYPES,
+    ),
+)
+"""An alert's routing labels: Prometheus label names (never ``severity``, which has its own field) with values."""
 _ALERT_SETTINGS = props(
     lambda **kw: AlertSettings(**{"for_": "5m", "severity": "warning", **kw}),
-    {"for_": DURATIONS, "severity": SEVERITIES},
+    {"for_": DURATIONS, "severity": SEVERITIES, "labels": ALERT_LABELS},
     AlertSettings,
 )
 ALERTS = props(
@@ -615,10 +658,7 @@ DNS_OPTIONS = {
 """``DnsOptions``' fields, which ``NodeLocalDNSProps`` takes."""
 
 
-def _requirement(key: Any, operator: Any, values: Any) -> Make:
-    return Make(NodeSelectorRequirement, {"key": key, "operator": operator, "values": values})
-
-
+_requirement = recipe(NodeSelectorRequirement, "key", "operator", "values")
 _REQUIREMENTS = Kind(
     st.one_of(
         st.builds(
@@ -649,21 +689,17 @@ _REQUIREMENTS = Kind(
         st.builds(_requirement, LABEL_KEYS.valid, st.sampled_from(["Equals", "in", ""]), st.just(("a",))),
     ),
 )
+_term = recipe(NodeSelectorTerm, "match_expressions")
 _TERMS = Kind(
-    _tuples(_REQUIREMENTS, min_size=1, max_size=2).valid.map(
-        lambda r: Make(NodeSelectorTerm, {"match_expressions": r})
-    ),
-    _tuples(_REQUIREMENTS, min_size=1, max_size=2).near.map(lambda r: Make(NodeSelectorTerm, {"match_expressions": r})),
+    _tuples(_REQUIREMENTS, min_size=1, max_size=2).valid.map(_term),
+    _tuples(_REQUIREMENTS, min_size=1, max_size=2).near.map(_term),
 )
+_preferred = recipe(PreferredTerm, "weight", "term")
 _PREFERRED = Kind(
-    st.builds(lambda w, t: Make(PreferredTerm, {"weight": w, "term": t}), st.integers(1, 100), _TERMS.valid),
+    st.builds(_preferred, st.integers(1, 100), _TERMS.valid),
     st.one_of(
-        st.builds(
-            lambda w, t: Make(PreferredTerm, {"weight": w, "term": t}),
-            st.sampled_from([0, 101, -1, True]),
-            _TERMS.valid,
-        ),
-        st.builds(lambda t: Make(PreferredTerm, {"weight": 1, "term": t}), _TERMS.near),
+        st.builds(_preferred, st.sampled_from([0, 101, -1, True]), _TERMS.valid),
+        st.builds(_preferred, st.just(1), _TERMS.near),
     ),
 )
 AFFINITY = props(
@@ -737,6 +773,8 @@ NODE_LOCAL_DNS_PROPS = props(
         **DNS_OPTIONS,
         **SCHEDULING,
         "pod_labels": LABELS,
+        "dashboard": BOOLEANS,
+        "dashboard_labels": LABELS,
     },
 )
 
@@ -767,17 +805,27 @@ _TOKENS = Kind(
 _PLUGINS = ["errors", "cache", "reload", "loop", "log", "whoami", "loadbalance"]
 
 
-def _directive(name: Any, args: tuple[Any, ...]) -> Make:
-    return Make(Directive, args=(name, args))
-
-
+_directive = recipe(Directive, "name", "args", "block")
+_ARGS = st.lists(_TOKENS.valid, max_size=2).map(tuple)
+_OPTIONS = Kind(
+    st.lists(st.builds(_directive, _TOKENS.valid, _ARGS, st.just(())), max_size=2).map(tuple),
+    st.one_of(
+        st.builds(lambda d: (d,), st.builds(_directive, _TOKENS.near, _ARGS, st.just(()))),
+        st.builds(lambda d: (d,), st.builds(_directive, _TOKENS.valid, st.tuples(_TOKENS.near), st.just(()))),
+    ),
+)
+"""A plugin's block: option lines, each a word and its arguments (``force_tcp``, ``max_fails 3``)."""
 _DIRECTIVES = Kind(
-    st.builds(_directive, st.sampled_from(_PLUGINS), st.lists(_TOKENS.valid, max_size=2).map(tuple)),
+    st.builds(_directive, st.sampled_from(_PLUGINS), _ARGS, _OPTIONS.valid),
     st.one_of(
         st.builds(
-            _directive, st.one_of(_TOKENS.near, st.sampled_from(["kubernetes", "import", "Errors"])), st.just(())
+            _directive,
+            st.one_of(_TOKENS.near, st.sampled_from(["kubernetes", "import", "Errors"])),
+            st.just(()),
+            st.just(()),
         ),
-        st.builds(_directive, st.sampled_from(_PLUGINS), st.tuples(_TOKENS.near)),
+        st.builds(_directive, st.sampled_from(_PLUGINS), st.tuples(_TOKENS.near), st.just(())),
+        st.builds(_directive, st.sampled_from(_PLUGINS), _ARGS, _OPTIONS.near),
     ),
 )
 _BLOCKS = props(
@@ -789,6 +837,7 @@ _BLOCKS = props(
             st.lists(_DIRECTIVES.valid, min_size=1, max_size=3).map(tuple),
             st.builds(lambda d: (d,), _DIRECTIVES.near),
         ),
+        "more_zones": _tuples(ZONE_NAMES, min_size=0, max_size=2, unique=True),
     },
     ServerBlock,
 )
@@ -897,19 +946,126 @@ _BUILT_GROUPS = props(
     {"alerts": Kind(ALERTS.valid, ALERTS.perturbed)},
     AlertGroup,
 )
+_ALERT_RULES = props(
+    lambda **kw: AlertRule(
+        **{
+            "alert": "NodeLocalDNSCheck",
+            "expr": "vector(1)",
+            "settings": AlertSettings(for_="5m", severity="warning"),
+            "summary": "NodeLocal DNS",
+            "description": "NodeLocal DNS",
+            **kw,
+        }
+    ),
+    {
+        "alert": Kind(
+            st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True),
+            st.one_of(st.sampled_from(["", "1Alert", "Node-Local", "a b", "a:b", "Alert\n"]), WRONG_TYPES),
+        ),
+        "expr": Kind(
+            st.sampled_from(
+                [
+                    "vector(1)",
+                    "up == 0",
+                    "increase(coredns_nodecache_setup_errors_total[5m]) > 0",
+                    'sum by (instance) (rate(coredns_dns_requests_total{job="a/b"}[5m])) > 100',
+                ]
+            ),
+            st.one_of(
+                st.sampled_from(["nodelocaldns_setup_errors_total > 0", "rate(nodelocaldns_requests_total[5m])"]),
+                WRONG_TYPES,
+            ),
+        ),
+        "settings": Kind(_ALERT_SETTINGS.valid, _ALERT_SETTINGS.perturbed),
+        "summary": Kind(_PROMETHEUS_TEXT, WRONG_TYPES),
+        "description": Kind(st.text(st.characters(codec="utf-8"), max_size=40), WRONG_TYPES),
+    },
+    AlertRule,
+)
 _GROUP_NAMES = Kind(st.sampled_from(["nodelocaldns", "a b", "x" * 300]), st.sampled_from(["", 5]))
-RULE_GROUPS = Kind(
+_group = recipe(AlertGroup, "name", "rules")
+_RULES = Kind(
     st.one_of(
-        _BUILT_GROUPS.valid,
-        _GROUP_NAMES.valid.map(lambda name: Make(AlertGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+        st.just(_DEFAULT_RULES.rules),
+        st.lists(_ALERT_RULES.valid, min_size=1, max_size=3).map(tuple),
     ),
     st.one_of(
+        st.builds(lambda rule: (rule,), _ALERT_RULES.perturbed),
+        st.just((*_DEFAULT_RULES.rules, _DEFAULT_RULES.rules[0])),
+        WRONG_TYPES,
+    ),
+)
+"""A group's rules: the app's, or rules of one's own; near: a near-valid rule, or an alert declared twice."""
+RULE_GROUPS = Kind(
+    st.one_of(_BUILT_GROUPS.valid, st.builds(_group, _GROUP_NAMES.valid, _RULES.valid)),
+    st.one_of(
         _BUILT_GROUPS.near,
-        _GROUP_NAMES.near.map(lambda name: Make(AlertGroup, {"name": name, "rules": _DEFAULT_RULES.rules})),
+        st.builds(_group, _GROUP_NAMES.near, st.just(_DEFAULT_RULES.rules)),
+        st.builds(_group, _GROUP_NAMES.valid, _RULES.near),
         WRONG_TYPES,
     ),
 )
 ALERT_RULES_PROPS = props(PrometheusRuleProps, {**_IDENTITY, "group": RULE_GROUPS})
+
+DASHBOARD_PROPS = props(
+    GrafanaDashboardProps,
+    {
+        **_IDENTITY,
+        "job": Kind(
+            st.tuples(NAMES.valid, NAMES.valid).map("/".join),
+            st.one_of(st.sampled_from(["", "monitoring", "monitoring/", "a b"]), WRONG_TYPES),
+        ),
+        "target_namespace": NAMES,
+        "daemon_set": NAMES,
+        "container": NAMES,
+        "uid": Kind(
+            st.one_of(st.from_regex(r"[A-Za-z0-9_-]{1,40}", fullmatch=True), st.just("u" * 40)),
+            st.one_of(st.sampled_from(["", "u" * 41, "a b", "a.b", "a/b", "a\n"]), WRONG_TYPES),
+        ),
+        "title": Kind(_PROMETHEUS_TEXT.filter(str.strip), st.one_of(st.sampled_from(["", "  ", "\n"]), WRONG_TYPES)),
+    },
+)
+
+_SERVICE_ACCOUNT_SUBJECTS = props(
+    lambda **kw: DeployerSubject(**{"name": "ci", "namespace": "ci", **kw}),
+    {
+        "name": NAMES,
+        "kind": Kind(st.just("ServiceAccount"), st.sampled_from(["serviceaccount", "", "Role"])),
+        "namespace": Kind(NAMES.valid, st.one_of(st.none(), NAMES.near)),
+    },
+    DeployerSubject,
+)
+_PEOPLE_SUBJECTS = props(
+    lambda **kw: DeployerSubject(**{"name": "alice", "kind": "User", **kw}),
+    {
+        "name": Kind(_PROMETHEUS_TEXT, st.one_of(st.just(""), WRONG_TYPES)),
+        "kind": Kind(st.sampled_from(["User", "Group"]), st.sampled_from(["user", "", None, 1])),
+        "namespace": Kind(st.none(), NAMES.valid),
+    },
+    DeployerSubject,
+)
+SUBJECTS = Kind(
+    st.one_of(_SERVICE_ACCOUNT_SUBJECTS.valid, _PEOPLE_SUBJECTS.valid),
+    st.one_of(_SERVICE_ACCOUNT_SUBJECTS.perturbed, _PEOPLE_SUBJECTS.perturbed),
+)
+_LONGEST_COMMAND = max(RBAC_COMMANDS, key=len)
+DEPLOYER_RBAC_PROPS = props(
+    DeployerRBACProps,
+    {
+        "component": Kind(NODE_LOCAL_DNS_PROPS.valid, NODE_LOCAL_DNS_PROPS.perturbed),
+        "commands": Kind(
+            st.lists(st.sampled_from(RBAC_COMMANDS), min_size=1, unique=True).map(tuple),
+            st.one_of(st.sampled_from([(), ("soak",), ("deploy", "deploy"), ("Deploy",), ("",)]), WRONG_TYPES),
+        ),
+        "subjects": _tuples(SUBJECTS, min_size=0, max_size=2),
+        # Every object is named <name>-<command>: the name leaves room for the longest command.
+        "name": Kind(
+            st.one_of(_dns_label(12), st.just("n" * (62 - len(_LONGEST_COMMAND)))),
+            st.one_of(st.just("n" * (63 - len(_LONGEST_COMMAND))), NAMES.near),
+        ),
+        "labels": LABELS,
+    },
+)
 
 CONSTRUCT_PROPS = {
     "UpstreamService": UPSTREAM_SERVICE_PROPS,
@@ -920,5 +1076,7 @@ CONSTRUCT_PROPS = {
     "NodeCacheDaemonSet": DAEMON_SET_PROPS,
     "PodMonitor": POD_MONITOR_PROPS,
     "PrometheusRule": ALERT_RULES_PROPS,
+    "GrafanaDashboard": DASHBOARD_PROPS,
+    "DeployerRBAC": DEPLOYER_RBAC_PROPS,
 }
 """The props of each construct, by the construct's name."""

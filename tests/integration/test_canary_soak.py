@@ -18,7 +18,7 @@ import pytest
 from constructs_nld import defaults
 from constructs_nld.deploy.canary import canary_signals, window_signal
 from constructs_nld.deploy.gate import SignalResult, SoakTargets, verdict_of
-from tests.prometheus import Prometheus, backfill
+from tests.harness.prometheus import Prometheus, backfill
 from tests.soakhistory import STEP, CutoverHistory, cutover_openmetrics
 
 HOURS = 6

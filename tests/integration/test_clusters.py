@@ -12,10 +12,12 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from constructs_nld import defaults
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from tests.controlplane import ControlPlane
@@ -27,6 +29,7 @@ DAEMON_SET = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
 KUBE_DNS = "/api/v1/namespaces/kube-system/services/kube-dns"
 UPSTREAM = "/api/v1/namespaces/kube-system/services/kube-dns-upstream"
 PLANES = ("east", "west", "north")
+NEW_IMAGE = "registry.k8s.io/dns/k8s-dns-node-cache:1.26.9"
 
 PER_CLUSTER_APP = '''"""A team's app: a pool only cluster 'sim' has, tainted dedicated=ci, tolerated there alone."""
 import sys
@@ -36,6 +39,18 @@ from constructs_nld.app import main
 
 DEDICATED = Toleration(key="dedicated", value="ci", effect="NoSchedule")
 CLUSTERS = {"sim": NodeLocalDNSProps(tolerations=(*default_tolerations(), DEDICATED))}
+
+sys.exit(main(NodeLocalDNSProps(), clusters=CLUSTERS, base_for_others=True))
+'''
+
+CLUSTER_APP = '''"""A team's app by cluster name: {cluster!r} has a pool tainted dedicated=ci, and runs {image!r}."""
+import sys
+
+from constructs_nld import NodeLocalDNSProps, Toleration, default_tolerations
+from constructs_nld.app import main
+
+DEDICATED = Toleration(key="dedicated", value="ci", effect="NoSchedule")
+CLUSTERS = {{{cluster!r}: NodeLocalDNSProps(image={image!r}, tolerations=(*default_tolerations(), DEDICATED))}}
 
 sys.exit(main(NodeLocalDNSProps(), clusters=CLUSTERS))
 '''
@@ -262,3 +277,79 @@ def test_a_context_whose_credentials_fail_is_refused_before_any_cluster_is_writt
         "error: context 'north': the API server refused its credentials (401 Unauthorized)\n"
     )
     assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
+
+
+def cluster_app(tmp_path: Path, cluster: str, image: str = defaults.IMAGE) -> str:
+    """``--app`` for :data:`CLUSTER_APP`, whose only cluster is ``cluster``."""
+    path = tmp_path / f"app-{cluster}-{image.rsplit(':', 1)[-1]}.py"
+    path.write_text(CLUSTER_APP.format(cluster=cluster, image=image))
+    return f"python {path}"
+
+
+def daemon_set_of(fleet: Fleet, name: str) -> dict[str, Any]:
+    daemon_set = fleet.planes[name].fixture_api().get(DAEMON_SET)
+    assert daemon_set is not None
+    return daemon_set
+
+
+def tolerated(template: dict[str, Any]) -> set[str]:
+    return {t["key"] for t in template["spec"].get("tolerations") or []}
+
+
+def test_one_context_gets_its_clusters_props_for_deploy_verify_and_cutover_start(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = cluster_app(tmp_path, "sim")
+    bumped = cluster_app(tmp_path, "sim", NEW_IMAGE)
+
+    assert fleet.run("--context", "sim", "--app", app, "--wait", "--stall-after", "60") == 0
+    assert "dedicated" in tolerated(daemon_set_of(fleet, "sim")["spec"]["template"])
+    assert fleet.run("--context", "sim", "--app", app, "verify") == 0, capsys.readouterr().out
+    capsys.readouterr()
+
+    assert fleet.run("--context", "sim", "--app", bumped, "cutover", "start", "--canary-nodes", "1") == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\[cutover\] 1 canary pod\(s\) ready on the new template ", out, re.M), out
+    pods = fleet.planes["sim"].fixture_api().get("/api/v1/namespaces/kube-system/pods")
+    assert pods is not None
+    canary = [pod for pod in pods["items"] if pod["spec"]["containers"][0]["image"] == NEW_IMAGE]
+    assert len(canary) == 1 and "dedicated" in tolerated(canary[0])
+
+
+def test_a_cluster_the_app_does_not_know_is_refused_before_any_write(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = cluster_app(tmp_path, "sim")
+    marks = fleet.marks()
+
+    code = fleet.run("--context", "east", "--app", app)
+
+    err = capsys.readouterr().err
+    assert code == ExitCode.INVALID, err
+    assert err == (
+        f"error: the app '{app}' failed: clusters: cluster 'east' is not among the app's clusters ('sim'): add its "
+        "props under that name (a --contexts-from file's 'name:' sets it), or pass base_for_others=True to give "
+        "every other cluster the base props\n"
+    )
+    assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
+
+
+def test_a_clusters_file_names_the_cluster_whatever_its_context_is_called(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = tmp_path / "clusters.yaml"
+    listed.write_text(
+        yaml.safe_dump({"clusters": [{"context": "east", "name": "ci-west"}, {"context": "sim", "name": "ci-east"}]})
+    )
+    app = cluster_app(tmp_path, "ci-east")
+
+    code = fleet.run(
+        "--contexts-from", str(listed), "--context", "ci-east", "--app", app, "--wait", "--stall-after", "60"
+    )
+
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "[fleet]" not in out and "[2/7] kube-dns ClusterIP: " in out  # one cluster: a fleet of one, plainly reported
+    assert "dedicated" in tolerated(daemon_set_of(fleet, "sim")["spec"]["template"])
+    assert fleet.local_ip("east") is None
+    assert fleet.run("--contexts-from", str(listed), "--context", "ci-east", "--app", app, "verify") == 0

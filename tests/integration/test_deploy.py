@@ -18,7 +18,7 @@ import pytest
 from kubernetes import client as k8s
 
 from constructs_nld import ForwardZone, NodeLocalDNSProps
-from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, deploy, load_client, open_session, props_source
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError, PreconditionError
 from tests.controlplane import ControlPlane
@@ -250,12 +250,19 @@ def test_fails_when_the_kube_dns_configmap_has_a_stub_domain_the_app_serves(
         match=r"^configmap/kube-system/kube-dns has stubDomains corp.example, which the app's Corefile serves too: "
         r"node-cache reads both",
     ):
-        deploy(client, props_source(props), out=lambda line: None)
+        deploy(open_session(client, props_source(props), read="deployable", out=lambda line: None))
 
     assert cluster.mutating_requests_since(mark) == []
     assert_nothing_deployed(api_client)
     # Without the mount, node-cache does not read the ConfigMap: the same zones deploy.
-    deploy(client, props_source(replace(props, read_kube_dns_config_map=False)), out=lambda line: None)
+    deploy(
+        open_session(
+            client,
+            props_source(replace(props, read_kube_dns_config_map=False)),
+            read="deployable",
+            out=lambda line: None,
+        )
+    )
     assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
 
 
@@ -269,7 +276,7 @@ def test_fails_when_output_would_hold_a_placeholder(cluster: ControlPlane, api_c
         match=r"(?s)not deployable: .*DaemonSet kube-system/node-local-dns: "
         r"spec.template.spec.containers\[0\].image holds __KUBE_DNS_CLUSTER_IP__",
     ):
-        deploy(client, props_source(props), out=lambda line: None)
+        deploy(open_session(client, props_source(props), read="deployable", out=lambda line: None))
 
     assert cluster.mutating_requests_since(mark) == []
     assert_nothing_deployed(api_client)
@@ -304,7 +311,7 @@ def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload
 
     try:
         with pytest.raises(ApiUnreachableError, match="cannot reach the API server"):
-            deploy(client, props_source(NodeLocalDNSProps()), out=stop_after_services)
+            deploy(open_session(client, props_source(NodeLocalDNSProps()), read="deployable", out=stop_after_services))
     finally:
         if not cluster.apiserver_running:
             cluster.start_apiserver()
@@ -314,7 +321,7 @@ def test_rerun_converges_after_the_apiserver_stops_between_services_and_workload
 
     lines: list[str] = []
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    report = deploy(client, props_source(NodeLocalDNSProps()), out=lines.append)
+    report = deploy(open_session(client, props_source(NodeLocalDNSProps()), read="deployable", out=lines.append))
 
     assert {r.action for r in report.objects if r.ref.kind == "Service"} == {"unchanged"}
     assert all(rest.get(api, path) is not None for path in rest.PATHS.values())
@@ -345,10 +352,13 @@ def test_diff_shows_a_changed_prop_and_writes_nothing(cluster: ControlPlane, api
     mark = cluster.audit_mark()
 
     report = deploy(
-        client,
-        props_source(replace(NodeLocalDNSProps(), cpu_request="50m")),
+        open_session(
+            client,
+            props_source(replace(NodeLocalDNSProps(), cpu_request="50m")),
+            read="deployable",
+            out=lambda line: None,
+        ),
         DeployOptions(diff=True),
-        out=lambda line: None,
     )
 
     assert list(report.diffs) == ["daemonset/kube-system/node-local-dns"]
@@ -401,7 +411,7 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
     fallthrough = NodeLocalDNSProps(interception="fallthrough")
     mark = cluster.audit_mark()
 
-    deploy(client, props_source(fallthrough), out=lambda line: None)
+    deploy(open_session(client, props_source(fallthrough), read="deployable", out=lambda line: None))
 
     assert sorted(set(written_paths(cluster, mark))) == [
         "configmaps/node-local-dns-keeper",
@@ -415,7 +425,7 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
     # A template change rolls the pods by itself: no restart of ours.
     assert restarted_at(api_client) == stamp
     mark = cluster.audit_mark()
-    deploy(client, props_source(fallthrough), out=lambda line: None)
+    deploy(open_session(client, props_source(fallthrough), read="deployable", out=lambda line: None))
     assert cluster.mutating_requests_since(mark) == []
 
     assert run(cluster) == 0

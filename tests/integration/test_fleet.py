@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 
 from constructs_nld import NodeLocalDNSProps, Toleration
-from constructs_nld.deploy import CheckResult, DeployOptions, DeployReport, deploy, load_client, props_source, verify
+from constructs_nld.deploy import (
+    CheckResult,
+    DeployOptions,
+    DeployReport,
+    deploy,
+    load_client,
+    open_session,
+    props_source,
+    verify,
+)
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import StalledError
 from constructs_nld.deploy.kube import KubeClient
@@ -52,14 +61,19 @@ def client_of(sim: SimulatedCluster) -> KubeClient:
 def deploy_and_wait(sim: SimulatedCluster, props: NodeLocalDNSProps | None = None, **options: Any) -> DeployReport:
     settings: dict[str, Any] = {"wait": True, "stall_after": 30.0, "rollout_poll_interval": 0.1, **options}
     return deploy(
-        client_of(sim), props_source(props or NodeLocalDNSProps()), DeployOptions(**settings), out=lambda line: None
+        open_session(
+            client_of(sim), props_source(props or NodeLocalDNSProps()), read="deployable", out=lambda line: None
+        ),
+        DeployOptions(**settings),
     )
 
 
 def run_verify(
     sim: SimulatedCluster, props: NodeLocalDNSProps | None = None, *, now: datetime = LATER
 ) -> dict[str, CheckResult]:
-    results = verify(client_of(sim), props_source(props or NodeLocalDNSProps()), now=now)
+    results = verify(
+        open_session(client_of(sim), props_source(props or NodeLocalDNSProps()), read="installed"), now=now
+    )
     return {result.name: result for result in results}
 
 

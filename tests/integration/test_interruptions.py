@@ -35,7 +35,7 @@ import pytest
 from kubernetes import client as k8s
 
 from constructs_nld import CacheSettings, NodeLocalDNSProps
-from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, deploy, load_client, open_session, props_source
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.faults import MATRIX, after_write
 from tests.fleet import fleet_node
@@ -65,17 +65,15 @@ class Scenario:
 
 def _deploy_defaults(cluster: ControlPlane) -> None:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    deploy(client, props_source(NodeLocalDNSProps()), out=lambda line: None)
+    deploy(open_session(client, props_source(NodeLocalDNSProps()), read="deployable", out=lambda line: None))
 
 
 def _pods_then_delete_upstream(cluster: ControlPlane) -> None:
     """On the simulated cluster: a deploy whose pods run, then kube-dns-upstream deleted under them."""
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
     deploy(
-        client,
-        props_source(NodeLocalDNSProps()),
+        open_session(client, props_source(NodeLocalDNSProps()), read="deployable", out=lambda line: None),
         DeployOptions(wait=True, stall_after=30.0, rollout_poll_interval=0.1),
-        out=lambda line: None,
     )
     api = cluster.api_client()
     rest.delete(api, rest.PATHS["upstream"])
@@ -168,7 +166,7 @@ def references(control_plane: ControlPlane, simulated: SimulatedCluster) -> dict
         scenario.prepare(cluster)
         mark = cluster.audit_mark()
         client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-        deploy(client, props_source(scenario.props), out=lambda line: None)
+        deploy(open_session(client, props_source(scenario.props), read="deployable", out=lambda line: None))
         found[scenario.name] = Reference(
             state(cluster.api_client()),
             len(cluster.mutating_requests_since(mark)),
@@ -228,7 +226,7 @@ def _interrupt(cluster: ControlPlane, scenario: Scenario, k: int, mode: Mode, wo
 
     try:
         with after_write(k, restart):
-            deploy(client, props_source(scenario.props), out=lambda line: None)
+            deploy(open_session(client, props_source(scenario.props), read="deployable", out=lambda line: None))
     finally:
         cluster.start_apiserver()
     return client.retries.total
@@ -257,11 +255,11 @@ def test_a_rerun_converges_after_an_interruption_at_every_write(
         assert state(cluster.api_client()) == reference.state
         assert done_before == reference.writes
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    deploy(client, props_source(scenario.props), out=lambda line: None)
+    deploy(open_session(client, props_source(scenario.props), read="deployable", out=lambda line: None))
     final = state(cluster.api_client())
     total_restarts = restarts(cluster, mark)
     second = cluster.audit_mark()
-    deploy(client, props_source(scenario.props), out=lambda line: None)
+    deploy(open_session(client, props_source(scenario.props), read="deployable", out=lambda line: None))
     no_op = cluster.mutating_requests_since(second) == []
 
     converged = final == reference.state

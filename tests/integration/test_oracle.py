@@ -28,6 +28,8 @@ from kubernetes import client as k8s
 
 from constructs_nld import (
     CorefileConfigMap,
+    DeployerRBAC,
+    GrafanaDashboard,
     KeeperConfigMap,
     MetricsService,
     NodeCacheDaemonSet,
@@ -49,7 +51,12 @@ _COLLECTIONS = {
     "DaemonSet": "/apis/apps/v1/namespaces/{ns}/daemonsets",
     "PodMonitor": "/apis/monitoring.coreos.com/v1/namespaces/{ns}/podmonitors",
     "PrometheusRule": "/apis/monitoring.coreos.com/v1/namespaces/{ns}/prometheusrules",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
 }
+"""Where each kind is created: in its namespace, or cluster-wide (no ``{ns}``)."""
 
 
 class ApiServer:
@@ -82,14 +89,16 @@ class ApiServer:
 
     def dry_run_create(self, obj: dict[str, Any]) -> None:
         """Assert that the API server would create ``obj``."""
-        namespace = obj["metadata"]["namespace"]
-        self.ensure_namespace(namespace)
+        namespace = obj["metadata"].get("namespace")
+        if namespace is not None:
+            self.ensure_namespace(namespace)
         path = _COLLECTIONS[obj["kind"]].format(ns=namespace)
         status, body = self._send("POST", path, obj, [("dryRun", "All"), ("fieldValidation", "Strict")])
         # 409 AlreadyExists comes after validation: the object itself was accepted.
         already_exists = status == 409 and isinstance(body, dict) and body.get("reason") == "AlreadyExists"
+        where = f"{namespace}/{obj['metadata']['name']}" if namespace else obj["metadata"]["name"]
         assert status == 201 or already_exists, (
-            f"the library accepted what the API server refuses: {obj['kind']} {namespace}/{obj['metadata']['name']}: "
+            f"the library accepted what the API server refuses: {obj['kind']} {where}: "
             f"{status} {(body or {}).get('message') if isinstance(body, dict) else body}\n{json.dumps(obj, indent=1)}"
         )
 
@@ -151,6 +160,8 @@ CONSTRUCTS: dict[str, Callable[..., Any]] = {
     "NodeCacheDaemonSet": NodeCacheDaemonSet,
     "PodMonitor": PodMonitor,
     "PrometheusRule": PrometheusRule,
+    "GrafanaDashboard": GrafanaDashboard,
+    "DeployerRBAC": DeployerRBAC,
 }
 
 

@@ -17,7 +17,16 @@ import pytest
 import yaml
 
 from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import AppChart, AppSource, DeployOptions, DeployReport, deploy, load_client, props_source
+from constructs_nld.deploy import (
+    AppChart,
+    AppSource,
+    DeployOptions,
+    DeployReport,
+    deploy,
+    load_client,
+    open_session,
+    props_source,
+)
 from constructs_nld.deploy.applyset import applyset_id
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import PreconditionError
@@ -51,7 +60,7 @@ def with_team_chart(props: NodeLocalDNSProps, *, team: bool) -> AppSource:
 def run(control_plane: ControlPlane, source: AppSource, **options: Any) -> tuple[DeployReport, str]:
     lines: list[str] = []
     client = load_client(str(control_plane.kubeconfig_path), None, timeout=10)
-    report = deploy(client, source, DeployOptions(**options), out=lines.append)
+    report = deploy(open_session(client, source, read="deployable", out=lines.append), DeployOptions(**options))
     return report, "\n".join(lines)
 
 

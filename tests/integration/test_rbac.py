@@ -30,7 +30,7 @@ from kubernetes.client.exceptions import ApiException
 
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
-from constructs_nld.deploy.kube import load_client
+from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.permissions import RBAC_COMMANDS, Command, Permission, Rule, component_resources, rules
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.fleet import fleet_node

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, open_session, props_source
 from tests.deploysh import kubectl
 from tests.fleet import fleet_node
 from tests.simcluster import SimulatedCluster
@@ -37,7 +37,10 @@ class Deployed:
 def run_deploy(sim: SimulatedCluster, props: NodeLocalDNSProps | None = None, **options: Any) -> Deployed:
     client = load_client(str(sim.control_plane.kubeconfig_path), None, timeout=10)
     lines: list[str] = []
-    report = deploy(client, props_source(props or NodeLocalDNSProps()), DeployOptions(**options), out=lines.append)
+    report = deploy(
+        open_session(client, props_source(props or NodeLocalDNSProps()), read="deployable", out=lines.append),
+        DeployOptions(**options),
+    )
     return Deployed(report, "\n".join(lines))
 
 

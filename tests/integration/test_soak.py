@@ -25,7 +25,7 @@ import yaml
 from constructs_nld.deploy.commands.soak import SoakReport, SoakTargets, soak
 from constructs_nld.deploy.options import SoakOptions
 from tests.controlplane import REPO_ROOT
-from tests.prometheus import Prometheus, backfill
+from tests.harness.prometheus import Prometheus, backfill
 from tests.soakhistory import STEP, Cluster, openmetrics
 
 DAY = 86400

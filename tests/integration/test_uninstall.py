@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from constructs_nld import NodeLocalDNSProps
-from constructs_nld.deploy import DeployOptions, deploy, load_client, props_source
+from constructs_nld.deploy import DeployOptions, deploy, load_client, open_session, props_source
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ADMIN_USER, ControlPlane
 from tests.fleet import eks_fleet
@@ -40,7 +40,7 @@ def run(control_plane: ControlPlane, *args: str) -> int:
 def deploy_and_wait(sim: SimulatedCluster, *, skip_monitoring: bool = False) -> None:
     client = load_client(str(sim.control_plane.kubeconfig_path), None, timeout=10)
     options = DeployOptions(wait=True, stall_after=30.0, rollout_poll_interval=0.1, skip_monitoring=skip_monitoring)
-    deploy(client, props_source(NodeLocalDNSProps()), options, out=lambda line: None)
+    deploy(open_session(client, props_source(NodeLocalDNSProps()), read="deployable", out=lambda line: None), options)
 
 
 def deletes(events: list[dict[str, Any]]) -> list[str]:

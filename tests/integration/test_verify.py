@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from kubernetes import client as k8s
 
 from constructs_nld import ForwardZone, NodeLocalDNSProps
-from constructs_nld.deploy import CheckResult, deploy, load_client, props_source, verify
+from constructs_nld.deploy import CheckResult, deploy, load_client, open_session, props_source, verify
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.integration import rest
@@ -24,7 +24,10 @@ LATER = datetime.now(UTC) + timedelta(days=1)
 
 def run_verify(cluster: ControlPlane, *, now: datetime = LATER) -> dict[str, CheckResult]:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    return {result.name: result for result in verify(client, props_source(NodeLocalDNSProps()), now=now)}
+    return {
+        result.name: result
+        for result in verify(open_session(client, props_source(NodeLocalDNSProps()), read="installed"), now=now)
+    }
 
 
 def test_metrics_service_not_headless_fails(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -195,7 +198,9 @@ KUBE_DNS_STUBS = {"stubDomains": '{"corp.example": ["fd03::100"]}', "upstreamNam
 
 def verify_app(cluster: ControlPlane, props: NodeLocalDNSProps) -> dict[str, CheckResult]:
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    return {result.name: result for result in verify(client, props_source(props), now=LATER)}
+    return {
+        result.name: result for result in verify(open_session(client, props_source(props), read="installed"), now=LATER)
+    }
 
 
 def test_stub_domains_node_cache_reads_from_the_kube_dns_configmap_are_reported(
@@ -220,7 +225,14 @@ def test_upstream_nameservers_the_apps_upstream_servers_override_are_said_to_be_
     cluster: ControlPlane, api_client: k8s.ApiClient
 ) -> None:
     props = NodeLocalDNSProps(upstream_servers=("fd03::200",))
-    deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), props_source(props), out=lambda line: None)
+    deploy(
+        open_session(
+            load_client(str(cluster.kubeconfig_path), None, timeout=10),
+            props_source(props),
+            read="deployable",
+            out=lambda line: None,
+        )
+    )
     rest.create_kube_dns_config_map(api_client, {"upstreamNameservers": '["fd03::53"]'})
 
     result = verify_app(cluster, props)["kube-dns-configmap"]
@@ -247,7 +259,7 @@ def test_an_app_that_does_not_mount_the_kube_dns_configmap_is_told_what_is_not_r
 ) -> None:
     props = NodeLocalDNSProps(read_kube_dns_config_map=False)
     client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
-    deploy(client, props_source(props), out=lambda line: None)
+    deploy(open_session(client, props_source(props), read="deployable", out=lambda line: None))
     rest.create_kube_dns_config_map(api_client, KUBE_DNS_STUBS)
 
     result = verify_app(cluster, props)["kube-dns-configmap"]
@@ -265,7 +277,14 @@ def test_live_matches_app_covers_the_new_knobs(cluster: ControlPlane, api_client
         node_selector={"node-fleet": "cpu"},
         update_strategy="OnDelete",
     )
-    deploy(load_client(str(cluster.kubeconfig_path), None, timeout=10), props_source(props), out=lambda line: None)
+    deploy(
+        open_session(
+            load_client(str(cluster.kubeconfig_path), None, timeout=10),
+            props_source(props),
+            read="deployable",
+            out=lambda line: None,
+        )
+    )
     assert verify_app(cluster, props)["live-matches-app"].status == "pass"
     rest.request(
         api_client,

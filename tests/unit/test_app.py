@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from constructs_nld import NodeLocalDNSProps, Ports, context_from_environment, props_from_environment
+from constructs_nld import (
+    NodeLocalDNSProps,
+    Ports,
+    cluster_from_environment,
+    context_from_environment,
+    props_from_environment,
+)
 from constructs_nld.app import main
 
 FILE_NAMES = [
@@ -115,7 +121,7 @@ def test_the_context_picks_the_props_of_its_cluster_and_others_get_the_apps_own(
     ip = {"KUBE_DNS_CLUSTER_IP": "fd00:ec2::a"}
 
     east = props_from_environment({**ip, "NLD_CONTEXT": " ci-east "}, base, clusters=clusters)
-    west = props_from_environment({**ip, "NLD_CONTEXT": "ci-west"}, base, clusters=clusters)
+    west = props_from_environment({**ip, "NLD_CONTEXT": "ci-west"}, base, clusters=clusters, base_for_others=True)
     preview = props_from_environment({"NLD_CONTEXT": "ci-east"}, base, clusters=clusters)
 
     assert (east.cpu_request, east.monitoring_namespace, east.kube_dns_cluster_ip) == (
@@ -319,16 +325,17 @@ def test_python_main_refusing_leaves_dist_as_it_was(project: Path, env: dict[str
     assert _dist(project) == committed
 
 
-def test_bare_npx_cdk8s_synth_finds_the_projects_python_checks_no_upgrade_and_keeps_dist_on_failure(
+def test_npx_cdk8s_synth_in_the_activated_venv_checks_no_upgrade_and_keeps_dist_on_failure(
     project: Path,
 ) -> None:
     committed = _dist(project)
+    activated = os.pathsep.join((str(project / ".venv" / "bin"), _bare_environment()["PATH"]))
 
     def synth(**env: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             ["npx", "cdk8s", "synth"],
             cwd=project,
-            env=_bare_environment(HOME=str(project), **env),
+            env=_bare_environment(HOME=str(project), PATH=activated, **env),
             capture_output=True,
             text=True,
             timeout=300,
@@ -370,3 +377,44 @@ def test_a_portable_run_says_its_output_is_deployable_as_it_is(
         "synthesized portable output (deployable as it is: kubelet gives node-cache the address as "
         f"$(KUBE_DNS_SERVICE_HOST)): wrote {outdir}/{{0000-nodelocaldns-services.k8s.yaml"
     )
+
+
+def test_the_cluster_name_picks_the_props_whatever_the_context_is_called() -> None:
+    clusters = {"ci-east": NodeLocalDNSProps(cpu_request="50m")}
+    environ = {"NLD_CLUSTER": "ci-east", "NLD_CONTEXT": "arn:aws:eks:us-east-1:123456789012:cluster/ci-east"}
+
+    props = props_from_environment(environ, clusters=clusters)
+
+    assert props.cpu_request == "50m"
+    assert cluster_from_environment(environ) == "ci-east"
+    assert cluster_from_environment({"NLD_CONTEXT": "ci-west"}) == "ci-west"
+    assert cluster_from_environment({}) is None
+
+
+def test_fails_when_the_cluster_is_not_among_the_apps_clusters() -> None:
+    clusters = {"ci-east": NodeLocalDNSProps(cpu_request="50m"), "ci-west": NodeLocalDNSProps()}
+
+    with pytest.raises(
+        ValueError,
+        match=r"^clusters: cluster 'arn:aws:eks:x:cluster/ci-east' is not among the app's clusters "
+        r"\('ci-east', 'ci-west'\): add its props under that name .*, or pass base_for_others=True to give every "
+        r"other cluster the base props$",
+    ):
+        props_from_environment({"NLD_CONTEXT": "arn:aws:eks:x:cluster/ci-east"}, clusters=clusters)
+
+
+def test_the_app_refuses_an_unknown_cluster_in_one_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    environ = {"NLD_CLUSTER": "ci-north", "CDK8S_OUTDIR": str(out)}
+
+    code = main(NodeLocalDNSProps(), environ, clusters={"ci-east": NodeLocalDNSProps()})
+
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "error: clusters: cluster 'ci-north' is not among the app's clusters ('ci-east'): add its props under that "
+        "name (a --contexts-from file's 'name:' sets it), or pass base_for_others=True to give every other cluster "
+        "the base props\n"
+    )
+    assert not out.exists()

@@ -13,19 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from constructs_nld.deploy.command import Outcome
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
 from constructs_nld.deploy.exitcodes import ExitCode
-from constructs_nld.deploy.fleet import (
-    ClusterOutcome,
-    Member,
-    format_summary,
-    members_from_file,
-    parse_waves,
-    run_fleet,
-    summary_code,
-)
+from constructs_nld.deploy.fleet import format_summary, parse_waves, run_fleet, summary_code
+from constructs_nld.deploy.report import FleetReporter
+from constructs_nld.deploy.targets import Target, targets_from_file
 
-FLEET = tuple(Member(name, name) for name in ("a", "b", "c", "d", "e"))
+FLEET = tuple(Target(name, name) for name in ("a", "b", "c", "d", "e"))
+QUIET = FleetReporter(lambda _: None)
 
 
 def test_a_file_lists_contexts_or_clusters_entries_in_its_order(tmp_path: Path) -> None:
@@ -36,10 +32,10 @@ def test_a_file_lists_contexts_or_clusters_entries_in_its_order(tmp_path: Path) 
         "clusters:\n  - context: ci-west\n    name: west\n    prometheus: http://p.west:9090\n  - context: ci-east\n"
     )
 
-    assert members_from_file(str(plain)) == (Member("ci-east", "ci-east"), Member("ci-west", "ci-west"))
-    assert members_from_file(str(shaped)) == (
-        Member("west", "ci-west", "http://p.west:9090"),
-        Member("ci-east", "ci-east"),
+    assert targets_from_file(str(plain)) == (Target("ci-east", "ci-east"), Target("ci-west", "ci-west"))
+    assert targets_from_file(str(shaped)) == (
+        Target("west", "ci-west", "http://p.west:9090"),
+        Target("ci-east", "ci-east"),
     )
 
 
@@ -61,7 +57,7 @@ def test_a_malformed_file_is_refused_naming_what_is_wrong(tmp_path: Path, text: 
     path.write_text(text)
 
     with pytest.raises(InvalidConfigError) as refused:
-        members_from_file(str(path))
+        targets_from_file(str(path))
 
     assert str(refused.value).startswith(f"--contexts-from {path}: ")
     assert message in str(refused.value)
@@ -81,24 +77,24 @@ def test_waves_are_sizes_whose_last_may_be_the_rest() -> None:
             parse_waves(text, 5)
 
 
-def answering(codes: dict[str, ExitCode], seconds: float = 0.05) -> tuple[Callable[..., ClusterOutcome], list[int]]:
+def answering(codes: dict[str, ExitCode], seconds: float = 0.05) -> tuple[Callable[..., Outcome], list[int]]:
     """A task that sleeps and answers each cluster's code; and the most that ran at once."""
     lock = threading.Lock()
     running = [0]
     most = [0]
 
-    def task(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
+    def task(target: Target, out: Callable[[str], None]) -> Outcome:
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        out(f"working\non {member.context}")
+        out(f"working\non {target.context}")
         time.sleep(seconds)
         with lock:
             running[0] -= 1
-        code = codes.get(member.name, ExitCode.OK)
+        code = codes.get(target.name, ExitCode.OK)
         if code == ExitCode.ERROR:
-            raise ApiUnreachableError(f"cannot reach the API server of {member.name}")
-        return ClusterOutcome("done" if code == ExitCode.OK else "failed", code, 1, "2/2")
+            raise ApiUnreachableError(f"cannot reach the API server of {target.name}")
+        return Outcome("done" if code == ExitCode.OK else "failed", code, 1, "2/2")
 
     return task, most
 
@@ -107,10 +103,10 @@ def test_at_most_parallel_clusters_run_at_once_and_each_line_carries_its_cluster
     task, most = answering({})
     lines: list[str] = []
 
-    rows = run_fleet(FLEET, task, parallel=2, write=lines.append)
+    rows = run_fleet(FLEET, task, FleetReporter(lines.append), parallel=2)
 
     assert most[0] == 2
-    assert [row.member.name for row in rows] == ["a", "b", "c", "d", "e"]
+    assert [row.target.name for row in rows] == ["a", "b", "c", "d", "e"]
     assert sorted(lines) == sorted(f"[{m.name}] {text}" for m in FLEET for text in ("working", f"on {m.name}"))
     assert summary_code(rows) == 0
     assert format_summary(rows).splitlines()[-1] == "every cluster exited 0 (5 of 5 ran)"
@@ -119,7 +115,7 @@ def test_at_most_parallel_clusters_run_at_once_and_each_line_carries_its_cluster
 def test_one_failing_cluster_does_not_stop_the_others_and_the_worst_code_is_the_runs() -> None:
     task, _ = answering({"b": ExitCode.ERROR, "d": ExitCode.CHECKS_FAILED})
 
-    rows = run_fleet(FLEET, task, parallel=3, write=lambda _: None)
+    rows = run_fleet(FLEET, task, parallel=3, reporter=QUIET)
 
     assert [row.exit_code for row in rows] == [0, 1, 0, 7, 0]
     assert rows[1].outcome is not None and rows[1].outcome.result == "unreachable"
@@ -142,7 +138,7 @@ def test_one_failing_cluster_does_not_stop_the_others_and_the_worst_code_is_the_
 def test_fail_fast_starts_no_cluster_after_the_first_failure() -> None:
     task, _ = answering({"b": ExitCode.CHECKS_FAILED})
 
-    rows = run_fleet(FLEET, task, parallel=1, fail_fast=True, write=lambda _: None)
+    rows = run_fleet(FLEET, task, parallel=1, fail_fast=True, reporter=QUIET)
 
     assert [row.exit_code for row in rows] == [0, 7, None, None, None]
     assert {row.skipped for row in rows[2:]} == {"--fail-fast after b"}
@@ -153,12 +149,12 @@ def test_a_failing_wave_stops_the_waves_after_it() -> None:
     task, _ = answering({"a": ExitCode.CHECKS_FAILED})
     ran: list[str] = []
 
-    def recording(member: Member, out: Callable[[str], None]) -> ClusterOutcome:
-        ran.append(member.name)
-        return task(member, out)
+    def recording(target: Target, out: Callable[[str], None]) -> Outcome:
+        ran.append(target.name)
+        return task(target, out)
 
-    rows = run_fleet(FLEET, recording, parallel=4, waves=(1, 4), write=lambda _: None)
-    passing = run_fleet(FLEET, answering({})[0], parallel=4, waves=(1, 2, 2), write=lambda _: None)
+    rows = run_fleet(FLEET, recording, parallel=4, waves=(1, 4), reporter=QUIET)
+    passing = run_fleet(FLEET, answering({})[0], parallel=4, waves=(1, 2, 2), reporter=QUIET)
 
     assert ran == ["a"]
     assert [row.skipped for row in rows] == ["", *["wave 1 failed"] * 4]

@@ -107,3 +107,69 @@ def test_the_packages_export_exactly_the_names_they_load_on_use() -> None:
 
 def package_of(homes: dict[str, tuple[str, ...]], name: str) -> str:
     return next(module for module, names in homes.items() if name in names)
+
+
+def all_imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at load or on use."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_nothing_past_the_argument_layer_sees_argparse() -> None:
+    seeing = sorted(module_name(path) for path in sorted(DEPLOY.rglob("*.py")) if "argparse" in all_imports(path))
+
+    assert seeing == ["constructs_nld.deploy.cli"]
+
+
+def test_the_command_registry_is_the_clis_list_of_commands_in_its_order() -> None:
+    from constructs_nld.deploy.commands import COMMANDS
+    from constructs_nld.deploy.exitcodes import COMMANDS as NAMES
+
+    assert tuple(COMMANDS) == NAMES
+
+
+def test_every_wait_of_deploy_goes_through_the_one_wait_helper() -> None:
+    sleeping = sorted(
+        module_name(path)
+        for path in sorted(DEPLOY.rglob("*.py"))
+        if "time.sleep(" in path.read_text() or "PollBackoff(" in path.read_text()
+    )
+
+    assert sleeping == ["constructs_nld.deploy.wait"]
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of ``tree``'s module, classes and functions, and of field docstrings."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for statement in body:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                found.add(id(statement.value))
+    return found
+
+
+def test_no_message_names_a_program_the_user_may_not_have() -> None:
+    named = {}
+    for path in sorted(DEPLOY.rglob("*.py")):
+        if path.name == "program.py":
+            continue
+        tree = ast.parse(path.read_text())
+        docs = _docstrings(tree)
+        texts = [
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+        ]
+        hits = [text for text in texts if "deploy.py" in text or "nld-deploy " in text]
+        if hits:
+            named[module_name(path)] = hits
+
+    assert named == {}

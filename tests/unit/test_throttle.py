@@ -25,12 +25,12 @@ from constructs_nld.deploy.kube import KubeClient, ObjectRef, RereadError
 from constructs_nld.deploy.throttle import (
     Attempt,
     Backoff,
-    PollBackoff,
     Retry,
     TokenBucket,
     describe_request,
     retry_after_seconds,
 )
+from constructs_nld.deploy.wait import PollBackoff
 
 DS = ObjectRef("apps/v1", "DaemonSet", "kube-system", "node-local-dns")
 

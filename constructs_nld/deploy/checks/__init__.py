@@ -2,7 +2,12 @@
 
 Adding a check is one new module here (``NAME`` and ``check(cluster) -> CheckResult``), one
 line in :data:`CHECKS` (or :data:`UNINSTALLED_CHECKS`), and its test. A check reads what
-it needs from the shared :class:`~constructs_nld.deploy.checks.cluster.Cluster`.
+it needs from the shared :class:`~constructs_nld.deploy.checks.cluster.Cluster`. The module is
+named as its check (``NAME`` with ``-`` as ``_``), and its docstring is the check's entry in
+the user's documentation (``tools/readme.py`` lists the checks in the registry's order): a
+first line with the check's name as a literal, a colon and what passes; paragraphs on what it
+reads and skips; then, where a failure has a likely cause and a fix, a paragraph starting
+``Cause:`` and one starting ``Fix:``.
 """
 
 from __future__ import annotations
@@ -15,17 +20,17 @@ from constructs_nld.deploy.checks import (
     cutover_in_progress,
     daemonset_healthy,
     interception_mode,
-    intercepts_kube_dns,
-    kube_dns_config_map,
+    kube_dns_configmap,
     live_matches_app,
     metrics_service_headless,
     no_node_cache_pods,
-    no_placeholder,
+    no_unsubstituted_placeholder,
+    node_cache_intercepts_kube_dns,
+    node_taints_tolerated,
     nothing_left,
-    pod_monitor_ports,
-    pods_after_upstream,
-    taints_tolerated,
-    upstream_selects_kube_dns,
+    podmonitor_scrapes_both_ports,
+    pods_created_after_upstream_service,
+    upstream_service_selects_kube_dns,
 )
 from constructs_nld.deploy.checks.cluster import Check, CheckResult, Cluster, format_result
 
@@ -34,16 +39,16 @@ __all__ = ["CHECKS", "UNINSTALLED_CHECKS", "Check", "CheckResult", "Cluster", "f
 CHECKS: Final[tuple[Check, ...]] = (
     daemonset_healthy.check,
     metrics_service_headless.check,
-    upstream_selects_kube_dns.check,
-    no_placeholder.check,
-    pods_after_upstream.check,
-    intercepts_kube_dns.check,
-    taints_tolerated.check,
+    upstream_service_selects_kube_dns.check,
+    no_unsubstituted_placeholder.check,
+    pods_created_after_upstream_service.check,
+    node_cache_intercepts_kube_dns.check,
+    node_taints_tolerated.check,
     alert_metric_prefix.check,
-    pod_monitor_ports.check,
+    podmonitor_scrapes_both_ports.check,
     interception_mode.check,
     live_matches_app.check,
-    kube_dns_config_map.check,
+    kube_dns_configmap.check,
     cutover_in_progress.check,
 )
 """``verify``: the spec's smoke tests and its "Common Failure Modes" table, in the order they print."""

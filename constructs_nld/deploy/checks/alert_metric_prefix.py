@@ -1,4 +1,14 @@
-"""``alert-metric-prefix``: no live PrometheusRule queries a ``nodelocaldns_*`` metric, which does not exist."""
+"""``alert-metric-prefix``: no live PrometheusRule queries a ``nodelocaldns_*`` metric, which does not exist.
+
+Every PrometheusRule of the cluster is read, not only the app's. Without the
+prometheus-operator CRDs it warns and checks nothing.
+
+Cause: a rule (named) queries ``nodelocaldns_*``: the query silently returns nothing, and its
+alert never fires.
+
+Fix: query node-cache's metrics by their real prefix, ``coredns_nodecache_`` (e.g.
+``coredns_nodecache_setup_errors_total``).
+"""
 
 from __future__ import annotations
 

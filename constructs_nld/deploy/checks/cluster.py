@@ -23,6 +23,7 @@ from constructs_nld.deploy.manifest import (
     has_condition,
     tolerates,
 )
+from constructs_nld.deploy.program import command_line
 
 __all__ = [
     "TRANSITION_GRACE",
@@ -160,7 +161,7 @@ class Cluster:
 
     def not_deployed(self, name: str, what: str, diagnosis: str) -> CheckResult:
         """The failure of a check whose object is missing: deploy it."""
-        return CheckResult(name, "fail", f"{what} not found", diagnosis, "python deploy.py")
+        return CheckResult(name, "fail", f"{what} not found", diagnosis, command_line())
 
 
 Check = Callable[[Cluster], CheckResult]

@@ -1,4 +1,12 @@
-"""``cluster-dns-intact`` (verify --uninstalled): kube-dns still has its ClusterIP, so pods resolve as before."""
+"""``cluster-dns-intact`` (verify --uninstalled): kube-dns still has its ClusterIP, so pods resolve as before.
+
+Pods resolve through cluster CoreDNS, as before NodeLocal DNS, which never owns kube-dns.
+
+Cause: something else removed kube-dns or its ClusterIP: pods have no cluster DNS to fall back
+to.
+
+Fix: restore the cluster's DNS add-on (CoreDNS and its kube-dns Service).
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,19 @@
 """``daemonset-healthy``: a ready node-cache pod on every settled node, and a DaemonSet status that agrees.
 
-The spec's smoke test: nodes in transition (deleted, cordoned, drained by Karpenter, not
-ready, new, tainted beyond the app's tolerations) are skipped and named; a node without a
-ready pod is named with the reason, the container's or the scheduler's. The status must
-say the same: the current generation observed, desired = updated, ready pods short only by
-the nodes in transition, and never zero.
+The spec's smoke test. Nodes in transition (being deleted, cordoned, disrupted by Karpenter —
+``karpenter.sh/unschedulable``, ``karpenter.sh/disrupted``, taints the spec deliberately never
+tolerates —, not ready, younger than 5 minutes, tainted beyond the app's tolerations) are
+skipped and named; a node without a ready pod is named with the reason, the container's (such as
+``ImagePullBackOff``) or the scheduler's (``Unschedulable``). The status must say the same:
+the current generation observed, desired = updated, ready pods short only by the nodes in
+transition, and never zero, so a DaemonSet without pods fails however young its nodes are.
+
+Cause: pods that cannot pull their image, be scheduled or start (their nodes fall through to
+cluster CoreDNS), a rollout in progress or stuck, a DaemonSet controller that is behind, or
+no DaemonSet at all.
+
+Fix: the pods' events and logs (``kubectl describe pod``, ``kubectl logs``), the rollout
+(``kubectl rollout status``); ``python deploy.py`` when NodeLocal DNS is not deployed.
 """
 
 from __future__ import annotations

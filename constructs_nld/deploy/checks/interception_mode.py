@@ -5,6 +5,15 @@ shows is which mode each pod runs (node-cache's ``-setupiptables=false``), and i
 fallthrough mode each keeper's readiness, whose probe runs on the node: ready only while
 every jump into the keeper's chains is in place and node-cache's unconditional NOTRACK of
 the kube-dns ClusterIP is not.
+
+Cause: the live DaemonSet runs another mode than the app's (an older deploy); a rollout from
+one mode to the other is unfinished; node-cache sets up no rules but no keeper does either;
+or a keeper is not ready (a jump missing, or node-cache's NOTRACK in place: a black hole
+whenever node-cache dies).
+
+Fix: ``python deploy.py``, then ``kubectl rollout status``; without a keeper,
+``NodeLocalDNSProps(interception='fallthrough')``; a keeper that is not ready shows why in its
+probe's output (``kubectl describe pod``) and its logs.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from typing import Final
 
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.manifest import interception_of
+from constructs_nld.deploy.program import command_line
 from constructs_nld.props import Interception
 
 NAME = "interception-mode"
@@ -70,7 +80,7 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"the live DaemonSet runs the {live} mode, the app configures {app}",
             f"the nodes run {_MODE_RULES[live]}",
-            "python deploy.py",
+            command_line(),
         )
     others = sorted(
         f"{pod.get('spec', {}).get('nodeName', '?')} ({pod['metadata']['name']})"

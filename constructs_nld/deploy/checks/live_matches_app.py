@@ -1,8 +1,14 @@
 """``live-matches-app``: every NodeLocal DNS object of the app is live with the app's values.
 
-An object whose kind the cluster does not serve (a PodMonitor without its CRD) is not
-counted as matching: it is named as not checked. During a cutover the DaemonSet is compared
-with the ``OnDelete`` strategy the cutover gives it.
+Every field the app sets is compared; fields others add are not. An object whose kind the
+cluster does not serve (a PodMonitor without its CRD) is not counted as matching: it is named
+as not checked. During a cutover the DaemonSet is compared with the ``OnDelete`` strategy the
+cutover gives it.
+
+Cause: the cluster runs something other than what the app configures: an older deploy, or
+hand edits.
+
+Fix: ``python deploy.py --diff`` shows the difference; ``python deploy.py`` applies the app.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.compare import is_subset
 from constructs_nld.deploy.cutover import with_on_delete
 from constructs_nld.deploy.kube import KindNotServedError, Manifest, ObjectRef
+from constructs_nld.deploy.program import command_line
 
 NAME = "live-matches-app"
 
@@ -44,6 +51,6 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             "; ".join(drifted) + tail,
             "the cluster runs something other than what the app configures (an older deploy, or hand edits)",
-            "python deploy.py --diff to see it; python deploy.py to apply the app",
+            f"{command_line('--diff')} to see it; {command_line()} to apply the app",
         )
     return CheckResult(NAME, "pass", f"{matching} object(s) as the app configures them{tail}")

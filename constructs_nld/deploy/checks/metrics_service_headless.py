@@ -1,9 +1,20 @@
-"""``metrics-service-headless``: the metrics Service lists every pod (``clusterIP: None``) for the scrape."""
+"""``metrics-service-headless``: the metrics Service lists every pod (``clusterIP: None``) for the scrape.
+
+The PodMonitor discovers the node-cache pods through this Service: one with a ClusterIP
+load-balances one address instead of listing every pod. An app without such a Service is
+warned about.
+
+Cause: the Service is not deployed, or was created with a ClusterIP, which cannot be changed
+in place.
+
+Fix: ``python deploy.py``; a Service with a ClusterIP is deleted first (``kubectl delete svc``).
+"""
 
 from __future__ import annotations
 
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.kube import ObjectRef
+from constructs_nld.deploy.program import command_line
 
 NAME = "metrics-service-headless"
 
@@ -24,6 +35,6 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"{ref} clusterIP is {cluster_ip!r}, not 'None'",
             "a non-headless Service load-balances one address instead of listing every pod",
-            f"kubectl delete svc -n {ref.namespace} {ref.name}; python deploy.py",
+            f"kubectl delete svc -n {ref.namespace} {ref.name}; {command_line()}",
         )
     return CheckResult(NAME, "pass", "clusterIP None")

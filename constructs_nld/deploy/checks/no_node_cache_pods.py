@@ -1,9 +1,18 @@
-"""``no-node-cache-pods`` (verify --uninstalled): no node-cache pod is left, orphaned or still stopping."""
+"""``no-node-cache-pods`` (verify --uninstalled): no node-cache pod is left, orphaned or still stopping.
+
+No pod matches the DaemonSet's selector in its namespace; the first few left are named.
+
+Cause: node-cache pods still stopping, or orphaned: until they stop, their nodes keep
+NodeLocal DNS's rules.
+
+Fix: ``python deploy.py uninstall`` (it waits until they are gone).
+"""
 
 from __future__ import annotations
 
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.manifest import target_node
+from constructs_nld.deploy.program import command_line
 
 NAME = "no-node-cache-pods"
 
@@ -26,5 +35,5 @@ def check(cluster: Cluster) -> CheckResult:
         "fail",
         f"{len(pods)} pod(s) match {where}: {names}{more}",
         "node-cache pods still stopping (or orphaned): until they stop, their nodes keep NodeLocal DNS's rules",
-        "python deploy.py uninstall (it waits until they are gone)",
+        f"{command_line('uninstall')} (it waits until they are gone)",
     )

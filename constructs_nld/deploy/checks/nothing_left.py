@@ -1,10 +1,19 @@
-"""``nothing-left`` (verify --uninstalled): no object of the app's NodeLocal DNS is live, nor its empty ApplySet."""
+"""``nothing-left`` (verify --uninstalled): no object of the app's NodeLocal DNS is live, nor its empty ApplySet.
+
+Those left are listed, ``(being deleted)`` when they are; an object whose kind is no longer
+served went with its CRD. The ApplySet parent is left over only once no member is.
+
+Cause: the uninstall was interrupted or refused, or something applied the objects again.
+
+Fix: ``python deploy.py uninstall``.
+"""
 
 from __future__ import annotations
 
 from constructs_nld.deploy.applyset import ApplySet
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.kube import KindNotServedError, ObjectRef
+from constructs_nld.deploy.program import command_line
 
 NAME = "nothing-left"
 
@@ -31,6 +40,6 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"still live: {', '.join(left)}",
             "the uninstall was interrupted or refused, or something applied the objects again",
-            "python deploy.py uninstall",
+            command_line("uninstall"),
         )
     return CheckResult(NAME, "pass", f"none of the app's {len(objects)} NodeLocal DNS object(s) is live")

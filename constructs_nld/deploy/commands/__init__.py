@@ -1,1 +1,29 @@
-"""The commands of ``deploy.py``, one module each: deploy, verify, uninstall, soak, cutover. None imports another."""
+"""The commands of the deploy CLI, one module each, and their registry. None imports another.
+
+Each module declares its :class:`~constructs_nld.deploy.command.Command` as ``COMMAND``: a
+function of one cluster's session and its options, what it reads of the cluster first,
+and whether it runs across a fleet. :data:`COMMANDS` names them for the runner
+(:mod:`constructs_nld.deploy.runner`), in the order of
+:data:`constructs_nld.deploy.exitcodes.COMMANDS` (a test checks the two agree). Adding a
+command is a module here, its line below, its options class
+(:mod:`constructs_nld.deploy.options`), its flags (:mod:`constructs_nld.deploy.cli`) and its
+exit codes (:mod:`constructs_nld.deploy.exitcodes`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from constructs_nld.deploy.command import Command
+from constructs_nld.deploy.commands import cutover, deploy, soak, uninstall, verify
+
+__all__ = ["COMMANDS"]
+
+COMMANDS: Final[dict[str, Command[Any]]] = {
+    "deploy": deploy.COMMAND,
+    "verify": verify.COMMAND,
+    "uninstall": uninstall.COMMAND,
+    "soak": soak.COMMAND,
+    "cutover": cutover.COMMAND,
+}
+"""Every command, by the name the CLI gives it."""

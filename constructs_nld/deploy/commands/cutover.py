@@ -33,21 +33,23 @@ ends it with the DaemonSet. The end of each cutover is kept on the DaemonSet
 from __future__ import annotations
 
 import copy
-import functools
 import json
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld import defaults
+from constructs_nld.deploy import steps
 from constructs_nld.deploy.access import check_access
+from constructs_nld.deploy.applyset import ApplySet
 from constructs_nld.deploy.canary import CanaryPod, CanaryReport, canary_signals, window_signal
 from constructs_nld.deploy.checks.cluster import Cluster
+from constructs_nld.deploy.command import Command, Outcome
 from constructs_nld.deploy.compare import same_object
-from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.cutover import (
     REVISION_LABEL,
     CanaryNode,
@@ -60,7 +62,6 @@ from constructs_nld.deploy.cutover import (
     template_hash,
     with_on_delete,
 )
-from constructs_nld.deploy.deployment import STEPS, Deployment, DeployReport, Planned
 from constructs_nld.deploy.errors import (
     CutoverError,
     GateError,
@@ -70,19 +71,25 @@ from constructs_nld.deploy.errors import (
 )
 from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
 from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
-from constructs_nld.deploy.manifest import KUBE_DNS, is_ready, not_ready_reasons, usable_cluster_ip
+from constructs_nld.deploy.manifest import is_ready, not_ready_reasons
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
+from constructs_nld.deploy.program import hint
+from constructs_nld.deploy.progress import PlainProgress, make_progress
 from constructs_nld.deploy.promapi import PrometheusAPI
 from constructs_nld.deploy.rollout import Progress, RolloutReport, RolloutStatus, follow_rollout, not_ready_pods
-from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.session import ClusterRead, Session
+from constructs_nld.deploy.steps import DeployReport, DeployState, run_steps
 from constructs_nld.deploy.tables import format_table
-from constructs_nld.deploy.throttle import PollBackoff
+from constructs_nld.deploy.wait import Poll, wait_for
 from constructs_nld.roles import Role
 
-__all__ = ["end_cutover", "promote", "rollback", "start", "status"]
+__all__ = ["COMMAND", "end_cutover", "promote", "rollback", "run", "start", "status"]
 
 _CONFIG_ROLES = (Role.COREFILE, Role.KEEPER_CONFIG)
-_ROLLBACK = "'python deploy.py cutover rollback' puts the old template back on the canary nodes"
+
+
+def _rollback() -> str:
+    return f"{hint('cutover rollback')} puts the old template back on the canary nodes"
 
 
 def _now() -> str:
@@ -152,48 +159,68 @@ def _by_node(pods: list[Manifest]) -> dict[str, Manifest]:
     return {str(pod["spec"].get("nodeName") or ""): pod for pod in pods}
 
 
-class _Start(Deployment):
-    """``cutover start``: a deploy's reads and refusals, the canary's choice, then its writes on the canary only."""
+def _deploy_options(options: CutoverOptions, *, wait: bool = False) -> DeployOptions:
+    """The deploy a step runs: a cutover's timeouts, and with ``wait`` its stall window and display."""
+    return DeployOptions(
+        cluster_ip_timeout=options.cluster_ip_timeout,
+        restart_timeout=options.restart_timeout,
+        wait=wait,
+        stall_after=options.stall_after,
+        rollout_poll_interval=options.poll_interval,
+        progress=options.progress,
+    )
 
-    command = "cutover"
-    steps = (*STEPS[: STEPS.index("plan") + 1], "begin", "apply_services", "apply_rest", "replace", "follow")
 
-    def __init__(self, client: KubeClient, source: AppSource, options: CutoverOptions, out: Callable[[str], None]):
-        super().__init__(client, source, DeployOptions(timeout=options.timeout), out, None)
-        self.cutover = options
-        self.state: CutoverState | None = None
-        self.fresh = False
-        self.candidates: list[CanaryNode] = []
+@dataclass
+class _Start:
+    """``cutover start``'s own state beside its deploy's: the cutover, whether this run began it, the candidates."""
+
+    deploy: DeployState
+    options: CutoverOptions
+    state: CutoverState | None = None
+    fresh: bool = False
+    candidates: list[CanaryNode] = field(default_factory=list)
+
+    @property
+    def client(self) -> KubeClient:
+        return self.deploy.session.kube
+
+    @property
+    def component(self) -> Component:
+        return self.deploy.component
 
     @property
     def ref(self) -> ObjectRef:
         return ObjectRef.of(self.component.daemon_set)
 
-    def check_cutover(self, state: CutoverState | None) -> None:
-        """A cutover in progress is continued when it is this one (the same template), refused otherwise."""
-        self.state = state
+    def out(self, line: str) -> None:
+        self.deploy.out(line)
 
     def plan(self) -> None:
-        super().plan()
-        live = self.live[self.ref]
-        if live is None or self.report.freshly_created:
+        """After the deploy's plan: what a cutover refuses, the canary's choice, the DaemonSet made ``OnDelete``."""
+        deploy = self.deploy
+        self.state = deploy.cutover
+        live = deploy.live[self.ref]
+        if live is None or deploy.report.freshly_created:
             missing = self.ref if live is None else ObjectRef.of(self.component.upstream_service)
             raise PreconditionError(
-                f"{missing} is not installed: a cutover changes an install; install with 'python deploy.py --wait'"
+                f"{missing} is not installed: a cutover changes an install; install with {hint('--wait')}"
             )
         template = template_hash(self.component.daemon_set["spec"]["template"])
         if self.state is not None and self.state.template != template:
             raise CutoverError(
                 f"a cutover of {self.ref} is in progress ({summary(self.state)}) with another pod template: "
-                "promote it ('python deploy.py cutover promote') or roll it back ('python deploy.py cutover rollback') "
-                "first"
+                f"promote it ({hint('cutover promote')}) or roll it back ({hint('cutover rollback')}) first"
             )
         if self.state is not None and self.state.promoted:
             raise CutoverError(
                 f"the cutover of {self.ref} is being promoted (since {self.state.promoted}): "
-                "rerun 'python deploy.py cutover promote' to finish it"
+                f"rerun {hint('cutover promote')} to finish it"
             )
         self.refuse_config_changes()
+        (item,) = [item for item in deploy.planned if item.ref == self.ref]
+        # Only the pods the cutover deletes take the new template.
+        deploy.instead[self.ref] = with_on_delete(item.manifest)
         if self.state is None:
             self.state = self.new_state(live, template)
             self.fresh = True
@@ -206,7 +233,7 @@ class _Start(Deployment):
 
     def refuse_config_changes(self) -> None:
         """A ConfigMap node-cache reads is reloaded on every node at once: refused when the app changes it."""
-        for item in self.planned:
+        for item in self.deploy.planned:
             if self.component.role(item.ref) not in _CONFIG_ROLES:
                 continue
             live = self.client.get(item.ref)
@@ -214,7 +241,7 @@ class _Start(Deployment):
                 continue
             raise InvalidConfigError(
                 f"the app changes {item.ref}, which node-cache reloads on every node within a minute, canary or "
-                "not: deploy that change on its own first ('python deploy.py --wait'), or give the new Corefile "
+                f"not: deploy that change on its own first ({hint('--wait')}), or give the new Corefile "
                 "a ConfigMap of its own name, which only the new template mounts"
             )
 
@@ -228,21 +255,21 @@ class _Start(Deployment):
             if started is not None:  # another start got there first, since this one read the DaemonSet
                 raise CutoverError(
                     f"another cutover of {self.ref} started while this cutover was planned ({summary(started)}): "
-                    "nothing was applied; see 'python deploy.py cutover status'"
+                    f"nothing was applied; see {hint('cutover status')}"
                 )
             raise PreconditionError(
                 f"{self.ref} is not settled on one template ({status}; {len(revisions)} template revision(s) among "
-                "its pods): a cutover starts from a finished rollout; finish it with 'python deploy.py --wait'"
+                f"its pods): a cutover starts from a finished rollout; finish it with {hint('--wait')}"
             )
-        probe = self.client.apply(self.desired_daemon_set(), dry_run=True)
+        probe = self.client.apply(self.deploy.instead[self.ref], dry_run=True)
         if probe["spec"]["template"] == live["spec"]["template"]:
             raise CutoverError(
                 f"the app's pod template is the one {self.ref} runs: there is nothing to cut over "
-                "(a change of the other objects alone is a plain 'python deploy.py')"
+                f"(a change of the other objects alone is a plain {hint()})"
             )
         self.candidates = self.choose_among(pods)
-        count = self.cutover.canary_nodes
-        if count is None and self.cutover.canary_selector:
+        count = self.options.canary_nodes
+        if count is None and self.options.canary_selector:
             count = len(self.candidates)  # a selector alone: every node it matches
         return CutoverState(
             template=template,
@@ -256,12 +283,12 @@ class _Start(Deployment):
     def choose_among(self, pods: list[Manifest]) -> list[CanaryNode]:
         """The nodes the canary may take: settled, running a ready pod, matching ``--canary-selector``."""
         try:
-            nodes = self.client.list("v1", "Node", None, label_selector=self.cutover.canary_selector)
+            nodes = self.client.list("v1", "Node", None, label_selector=self.options.canary_selector)
         except ApiException as error:
             if error.status != 400:
                 raise
             raise InvalidConfigError(
-                f"--canary-selector {self.cutover.canary_selector!r}: the API server refused it as a label selector"
+                f"--canary-selector {self.options.canary_selector!r}: the API server refused it as a label selector"
             ) from None
         cluster = Cluster(self.client, self.component, None, datetime.now(UTC))
         running = _by_node(pods)
@@ -274,49 +301,42 @@ class _Start(Deployment):
             and cluster.in_transition(node) in ("", "new")
         ]
         if not candidates:
-            which = f" matching {self.cutover.canary_selector!r}" if self.cutover.canary_selector else ""
+            which = f" matching {self.options.canary_selector!r}" if self.options.canary_selector else ""
             raise InvalidConfigError(
                 f"no node{which} runs a ready node-cache pod and is settled (not cordoned, draining, disrupted or not "
                 "ready): there is no node to be the canary"
             )
         return candidates
 
-    def desired_daemon_set(self) -> Manifest:
-        (item,) = [item for item in self.planned if item.ref == self.ref]
-        return with_on_delete(item.manifest)
-
-    def desired(self, item: Planned) -> Manifest:
-        """The DaemonSet with ``OnDelete``: only the pods the cutover deletes take the new template."""
-        return with_on_delete(item.manifest) if item.ref == self.ref else item.manifest
-
     def begin(self) -> None:
         """The state first: an interruption after any later write leaves a cutover that a rerun continues."""
         assert self.state is not None
-        if self.fresh:
-            live = self.live[self.ref]
-            assert live is not None
-            try:
-                self._claim(live["metadata"]["resourceVersion"])
-            except ApiException as error:
-                if error.status != 409:
-                    raise
-                raise CutoverError(
-                    f"{self.ref} changed while this cutover was planned (another cutover started, or a deploy): "
-                    "nothing was applied; see 'python deploy.py cutover status', or rerun"
-                ) from None
-            self.out(f"[cutover] started: {summary(self.state)}; state kept on {self.ref}")
+        if not self.fresh:
+            return
+        live = self.deploy.live[self.ref]
+        assert live is not None
+        self.claim(live["metadata"]["resourceVersion"])
+        self.out(f"[cutover] started: {summary(self.state)}; state kept on {self.ref}")
 
-    def _claim(self, resource_version: str) -> None:
-        """Write the state only if the DaemonSet is still at ``resource_version`` (409 otherwise).
+    def claim(self, resource_version: str) -> None:
+        """Write the state only if the DaemonSet is still at ``resource_version``; refused if it changed.
 
         Throttled or lost on the way, the write is not resent as it was: a fresh read shows it
-        made (the state is ours), or the DaemonSet unchanged (written again), or changed (409).
+        made (the state is ours), or the DaemonSet unchanged (written again), or changed (refused).
         """
         assert self.state is not None
+        changed = CutoverError(
+            f"{self.ref} changed while this cutover was planned (another cutover started, or a deploy): "
+            f"nothing was applied; see {hint('cutover status')}, or rerun"
+        )
         for reread in range(REREADS + 1):
             try:
                 _write_state(self.client, self.ref, self.state, resource_version=resource_version)
                 return
+            except ApiException as error:
+                if error.status != 409:
+                    raise
+                raise changed from None
             except RereadError:
                 if reread == REREADS:
                     raise
@@ -324,7 +344,7 @@ class _Start(Deployment):
                 if current is not None and state_of(current) == self.state:
                     return
                 if current is None or current["metadata"]["resourceVersion"] != resource_version:
-                    raise ApiException(status=409, reason="Conflict") from None
+                    raise changed from None
 
     def replace(self) -> None:
         """Delete the canary nodes' pods of the old template; the controller makes them anew from the new one."""
@@ -348,27 +368,33 @@ class _Start(Deployment):
         """Wait until every canary node runs a ready pod of the new template; record its revision."""
         assert self.state is not None
         state = self.state
-        started = last_progress = time.monotonic()
         best = -1
-        interval = PollBackoff(self.cutover.poll_interval)
-        while True:
+        ready: list[Manifest] = []
+        new: list[Manifest] = []
+
+        def poll(_: float) -> Poll:
+            nonlocal best, ready, new
             pods = _pods(self.client, self.component)
-            on_canary = [pod for pod in pods if pod["spec"].get("nodeName") in state.canary_names]
-            new = [pod for pod in on_canary if _revision(pod) != state.old_revision]
+            new = [
+                p
+                for p in pods
+                if p["spec"].get("nodeName") in state.canary_names and _revision(p) != state.old_revision
+            ]
             ready = [pod for pod in new if is_ready(pod)]
-            changed = len(ready) > best
-            if changed:
-                best, last_progress = len(ready), time.monotonic()
-            if len(ready) == len(state.canary):
-                break
-            idle = time.monotonic() - last_progress
-            if idle >= self.cutover.stall_after:
-                raise StalledError(
-                    f"cutover of {self.ref}: {len(ready)} of {len(state.canary)} canary pods ready on the new template "
-                    f"after {self.cutover.stall_after:g}s without progress; not ready: {not_ready_pods(new)}\n"
-                    f"  {_ROLLBACK}"
-                )
-            time.sleep(interval.next(changed=changed, stalls_in=self.cutover.stall_after - idle))
+            progressed = len(ready) > best
+            best = max(best, len(ready))
+            return Poll(done=len(ready) == len(state.canary), progressed=progressed)
+
+        def stalled(_: float) -> StalledError:
+            return StalledError(
+                f"cutover of {self.ref}: {len(ready)} of {len(state.canary)} canary pods ready on the new template "
+                f"after {self.options.stall_after:g}s without progress; not ready: {not_ready_pods(new)}\n"
+                f"  {_rollback()}"
+            )
+
+        seconds = wait_for(
+            poll, interval=self.options.poll_interval, stall_after=self.options.stall_after, stalled=stalled
+        )
         revision = _revision(ready[0])
         if state.new_revision != revision:
             self.state = state.but(new_revision=revision)
@@ -376,32 +402,36 @@ class _Start(Deployment):
         images = sorted({_image(pod) for pod in ready})
         self.out(
             f"[cutover] {len(ready)} canary pod(s) ready on the new template ({', '.join(images)}) in "
-            f"{time.monotonic() - started:.1f}s; nodes that join from now on get it too. Next: "
-            "'python deploy.py cutover status' until it passes, then 'python deploy.py cutover promote'"
+            f"{seconds:.1f}s; nodes that join from now on get it too. Next: "
+            f"{hint('cutover status')} until it passes, then {hint('cutover promote')}"
         )
 
 
-def start(
-    client: KubeClient, source: AppSource, options: CutoverOptions, out: Callable[[str], None] = print
-) -> CutoverState:
-    """``cutover start`` on the app of ``source``; the cutover's state."""
-    run = _Start(client, source, options, out)
-    run.run()
+def start(session: Session, options: CutoverOptions) -> CutoverState:
+    """``cutover start`` on the session's app: a deploy's reads and refusals, the canary's choice, its writes."""
+    deploy = DeployState(session, _deploy_options(options), PlainProgress(session.out), permission="cutover")
+    for step in (steps.check_app, steps.precondition, steps.report_cluster_ip, steps.plan):
+        step(deploy)
+    run = _Start(deploy, options)
+    run.plan()
+    run.begin()
+    steps.apply_services(deploy)
+    steps.apply_rest(deploy)
+    run.replace()
+    run.follow()
     assert run.state is not None
     return run.state
-
-
-def _located(client: KubeClient, source: AppSource) -> tuple[Component, ObjectRef, Manifest | None]:
-    component = locate(tuple(source(usable_cluster_ip(client.get(KUBE_DNS)))))
-    ref = ObjectRef.of(component.daemon_set)
-    return component, ref, client.get(ref)
 
 
 def _in_progress(ref: ObjectRef, live: Manifest | None) -> CutoverState:
     state = state_of(live)
     if state is None:
-        raise CutoverError(f"no cutover of {ref} is in progress: start one with 'python deploy.py cutover start'")
+        raise CutoverError(f"no cutover of {ref} is in progress: start one with {hint('cutover start')}")
     return state
+
+
+def _prometheus(options: CutoverOptions) -> PrometheusAPI | None:
+    return PrometheusAPI(options.prometheus, timeout=options.prometheus_timeout) if options.prometheus else None
 
 
 def _judge(
@@ -447,67 +477,36 @@ def _judge(
     return CanaryReport(tuple(rows), signals, joined)
 
 
-def status(
-    client: KubeClient,
-    source: AppSource,
-    options: CutoverOptions,
-    prometheus: PrometheusAPI | None,
-    out: Callable[[str], None] = print,
-) -> CanaryReport:
-    """``cutover status``: the canary pods and the canary soak, printed to ``out``; the report."""
-    component, ref, live = _located(client, source)
-    return _show(client, component, _in_progress(ref, live), prometheus, options, out)
-
-
-def _show(
-    client: KubeClient,
-    component: Component,
-    state: CutoverState,
-    prometheus: PrometheusAPI | None,
-    options: CutoverOptions,
-    out: Callable[[str], None],
-) -> CanaryReport:
-    """Judge the canary and print its pods, its signals and the verdict."""
-    report = _judge(client, component, state, prometheus, options)
-    ref = ObjectRef.of(component.daemon_set)
-    out(f"cutover of {ref}: {summary(state)}" + (f"; promoting since {state.promoted}" if state.promoted else ""))
+def _shown(ref: ObjectRef, state: CutoverState, report: CanaryReport) -> list[str]:
+    """The canary's pods, its signals and the verdict, as ``status`` prints them."""
+    lines = [f"cutover of {ref}: {summary(state)}" + (f"; promoting since {state.promoted}" if state.promoted else "")]
     pods = [
         (r.node, r.pool, r.pod or "-", r.image or "-", "yes" if r.ready else f"no: {r.why}", "new" if r.new else "old")
         for r in report.pods
     ]
-    for line in format_table(("node", "pool", "pod", "image", "ready", "template"), pods):
-        out(line)
+    lines += format_table(("node", "pool", "pod", "image", "ready", "template"), pods)
     if report.joined:
-        out(f"joined during the cutover, on the new template: {', '.join(report.joined)}")
+        lines.append(f"joined during the cutover, on the new template: {', '.join(report.joined)}")
     signals = [(s.name, s.expected, s.observed, s.outcome.upper()) for s in report.signals]
-    for line in format_table(("signal", "expected", "observed", "result"), signals):
-        out(line)
-    out(f"verdict: {VERDICTS[report.verdict]}")
-    return report
+    lines += format_table(("signal", "expected", "observed", "result"), signals)
+    lines.append(f"verdict: {VERDICTS[report.verdict]}")
+    return lines
 
 
-class _Promote(Deployment):
-    """A deploy that a promoted cutover allows: the app's ``RollingUpdate`` rolls the rest."""
-
-    command = "cutover"
-
-    def check_cutover(self, state: CutoverState | None) -> None:
-        """Only the cutover being promoted is allowed."""
-        if state is not None and not state.promoted:
-            super().check_cutover(state)
+def status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, list[str]]:
+    """``cutover status``: the canary pods and the canary soak; the report and its lines."""
+    component = session.component
+    ref = ObjectRef.of(component.daemon_set)
+    state = _in_progress(ref, session.kube.get(ref))
+    report = _judge(session.kube, component, state, _prometheus(options), options)
+    return report, _shown(ref, state, report)
 
 
-def promote(
-    client: KubeClient,
-    source: AppSource,
-    options: CutoverOptions,
-    prometheus: PrometheusAPI | None,
-    out: Callable[[str], None] = print,
-    progress: Progress | None = None,
-) -> DeployReport:
+def promote(session: Session, options: CutoverOptions, progress: Progress | None = None) -> DeployReport:
     """``cutover promote``: the gate, then the rest of the fleet rolled as ``deploy --wait`` rolls it."""
-    source = functools.cache(source)  # one synth for the gate and the deploy: the same kube-dns ClusterIP
-    component, ref, live = _located(client, source)
+    client, component, out = session.kube, session.component, session.out
+    ref = ObjectRef.of(component.daemon_set)
+    live = client.get(ref)
     template = template_hash(component.daemon_set["spec"]["template"])
     last = _last(live)
     if state_of(live) is None and (last.get("outcome"), last.get("template")) == ("promoted", template):
@@ -518,47 +517,38 @@ def promote(
         if template != state.template:
             raise CutoverError(
                 f"the app's pod template is not the one the canary runs (cutover {summary(state)}): "
-                f"promote with the app the cutover started from, or {_ROLLBACK} and start again"
+                f"promote with the app the cutover started from, or {_rollback()} and start again"
             )
-        report = _show(client, component, state, prometheus, options, out)
+        report = _judge(client, component, state, _prometheus(options), options)
+        for line in _shown(ref, state, report):
+            out(line)
         if report.verdict != "pass":
             failing = [s.name for s in report.signals if s.outcome != "pass"]
             if not options.force:
                 raise GateError(
                     f"promote refused: the canary soak is {VERDICTS[report.verdict]} ({', '.join(failing)}); "
-                    f"wait and rerun, or {_ROLLBACK}; --force promotes anyway and is recorded",
+                    f"wait and rerun, or {_rollback()}; --force promotes anyway and is recorded",
                     VERDICT_CODES[report.verdict],
                 )
             out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
                 f"recorded on {ref}")  # fmt: skip
         state = state.but(promoted=_now(), forced=options.force and report.verdict != "pass")
         _write_state(client, ref, state)
-    deploy_options = DeployOptions(
-        timeout=options.timeout,
-        wait=True,
-        stall_after=options.stall_after,
-        rollout_poll_interval=options.poll_interval,
-    )
-    result = _Promote(client, source, deploy_options, out, progress).run()
+    deploy_options = _deploy_options(options, wait=True)
+    shown = progress or make_progress(deploy_options.progress, out)
+    deploy = DeployState(session, deploy_options, shown, permission="cutover")
+    result = run_steps(deploy, steps.deploy_steps(steps.refuse_unpromoted_cutover))
     end_cutover(client, ref, state, "promoted")
     out(f"[promote] the cutover of {ref} is promoted: every node runs the new template" + (
         " (forced)" if state.forced else ""))  # fmt: skip
     return result
 
 
-def rollback(
-    client: KubeClient,
-    source: AppSource,
-    options: CutoverOptions,
-    out: Callable[[str], None] = print,
-    progress: Progress | None = None,
-) -> RolloutReport | None:
+def rollback(session: Session, options: CutoverOptions, progress: Progress | None = None) -> RolloutReport | None:
     """``cutover rollback``: the old template back on the canary (and joined) nodes only; its rollout (None: none)."""
-    from constructs_nld.deploy.applyset import ApplySet
-    from constructs_nld.deploy.progress import PlainProgress
-
-    component, ref, live = _located(client, source)
-    state = state_of(live)
+    client, component, out = session.kube, session.component, session.out
+    ref = ObjectRef.of(component.daemon_set)
+    state = state_of(client.get(ref))
     if state is None:
         out(f"no cutover of {ref} is in progress: nothing to roll back")
         return None
@@ -571,10 +561,33 @@ def rollback(
     report = follow_rollout(
         client,
         ref,
-        progress or PlainProgress(out),
+        progress or make_progress(options.progress, out),
         stall_after=options.stall_after,
         poll_interval=options.poll_interval,
     )
     end_cutover(client, ref, state, "rolled back")
     out(f"[rollback] the cutover of {ref} is rolled back")
     return report
+
+
+def run(session: Session, options: CutoverOptions) -> Outcome:
+    """The cutover step ``options.step`` on one cluster."""
+    if options.step == "start":
+        state = start(session, options)
+        return Outcome(f"canary on {len(state.canary)} node(s)")
+    if options.step == "status":
+        report, lines = status(session, options)
+        return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=tuple(lines))
+    if options.step == "promote":
+        promote(session, options)
+        return Outcome("promoted")
+    rolled = rollback(session, options)
+    return Outcome("rolled back" if rolled is not None else "nothing to roll back")
+
+
+def _reads(options: CutoverOptions) -> ClusterRead:
+    """``start`` and ``promote`` deploy, so they read as a deploy does; ``status`` and ``rollback`` read kube-dns."""
+    return "deployable" if options.step in ("start", "promote") else "installed"
+
+
+COMMAND: Final = Command(CutoverOptions, run, _reads, across_fleet=False)

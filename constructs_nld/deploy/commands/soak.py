@@ -27,39 +27,46 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
 from constructs_nld import defaults
-from constructs_nld.deploy.component import locate
+from constructs_nld.deploy.command import Command, Outcome, reads
+from constructs_nld.deploy.errors import InvalidConfigError
 from constructs_nld.deploy.gate import (
+    VERDICT_CODES,
     VERDICTS,
-    Outcome,
     SignalResult,
     SoakTargets,
+    Verdict,
     targets_of,
     verdict_of,
 )
 from constructs_nld.deploy.options import SPEC_WINDOW, SoakOptions
+from constructs_nld.deploy.program import invoked_as
 from constructs_nld.deploy.promapi import PrometheusAPI
-from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.session import Session
 from constructs_nld.deploy.tables import format_table
+from constructs_nld.deploy.targets import Target
 from constructs_nld.durations import format_duration
 
 __all__ = [
+    "COMMAND",
     "MIN_COVERAGE",
     "VERDICTS",
-    "Outcome",
+    "Verdict",
     "Rollouts",
     "SignalResult",
     "SoakReport",
     "SoakTargets",
     "format_report",
+    "prometheus_url",
+    "refuse_unreachable",
     "rollouts",
+    "run",
     "soak",
-    "soak_app",
     "targets_of",
     "verdict_of",
 ]
@@ -90,7 +97,7 @@ class SoakReport:
     notes: tuple[str, ...]
 
     @property
-    def verdict(self) -> Outcome:
+    def verdict(self) -> Verdict:
         """``fail`` if a signal failed, else ``no data`` if one lacked data, else ``pass``."""
         return verdict_of(self.signals)
 
@@ -339,11 +346,31 @@ def soak(
     return SoakReport(targets, run.start, run.end, run.step, signals, tuple(notes))
 
 
-def soak_app(
-    api: PrometheusAPI, source: AppSource, options: SoakOptions, *, coredns_job: str | None = None
-) -> SoakReport:
-    """:func:`soak` for the NodeLocal DNS of the app ``source`` synthesizes (a preview: no cluster needed)."""
-    return soak(api, targets_of(locate(source(None)), coredns_job), options)
+def prometheus_url(target: Target, options: SoakOptions) -> str:
+    """The cluster's Prometheus: the clusters file's, else ``options.prometheus`` with ``{cluster}`` filled in ("")."""
+    if target.prometheus:
+        return target.prometheus
+    return (options.prometheus or "").replace("{cluster}", target.name)
+
+
+def refuse_unreachable(targets: Sequence[Target], options: SoakOptions) -> None:
+    """Refuse, before any cluster is judged, a target with no Prometheus to ask."""
+    for target in targets:
+        if prometheus_url(target, options):
+            continue
+        if len(targets) == 1:
+            raise InvalidConfigError(f"soak: --prometheus URL is required (see {invoked_as().usage} soak --help)")
+        raise InvalidConfigError(
+            f"soak: no Prometheus for cluster {target.name!r}: give --prometheus URL ('{{cluster}}' is each "
+            "cluster's name) or 'prometheus:' in the --contexts-from file"
+        )
+
+
+def run(session: Session, options: SoakOptions) -> Outcome:
+    """``soak`` of the session's app (a preview: no API server is asked) against its cluster's Prometheus."""
+    api = PrometheusAPI(prometheus_url(session.target, options), timeout=options.prometheus_timeout)
+    report = soak(api, targets_of(session.component, options.coredns_job), options)
+    return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=(format_report(report),))
 
 
 def format_report(report: SoakReport) -> str:
@@ -368,3 +395,6 @@ def format_report(report: SoakReport) -> str:
     lines += list(report.notes)
     lines.append(f"verdict: {VERDICTS[report.verdict]}")
     return "\n".join(lines)
+
+
+COMMAND: Final = Command(SoakOptions, run, reads("offline"), refuse=refuse_unreachable)

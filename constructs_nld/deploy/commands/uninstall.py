@@ -23,24 +23,24 @@ rerun continues where it stopped. ``verify --uninstalled`` confirms nothing is l
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from constructs_nld.deploy.access import check_access, served_refs
 from constructs_nld.deploy.applyset import ApplySet
-from constructs_nld.deploy.component import Component, locate
+from constructs_nld.deploy.command import Command, Outcome, reads
+from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.cutover import state_of, summary
 from constructs_nld.deploy.errors import StalledError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
-from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
 from constructs_nld.deploy.options import UninstallOptions
-from constructs_nld.deploy.source import AppSource
-from constructs_nld.deploy.throttle import PollBackoff
+from constructs_nld.deploy.program import hint
+from constructs_nld.deploy.session import Session
+from constructs_nld.deploy.wait import Poll, wait_for
 from constructs_nld.roles import PHASES, ROLES, Role
 
-__all__ = ["UninstallReport", "uninstall"]
+__all__ = ["COMMAND", "UninstallReport", "run", "uninstall"]
 
 _STEPS: Final = 3
 
@@ -106,35 +106,43 @@ class _Uninstall:
             f"[2/{_STEPS}] {ref} {what}; waiting for {len(pods)} node-cache pod(s) to stop "
             "(on SIGTERM node-cache removes its rules: each node falls back to kube-dns)"
         )
-        started = time.monotonic()
-        last_progress, remaining = started, len(pods)
-        interval = PollBackoff(self.options.poll_interval)
         gone = live is None
-        while pods:
+        remaining = len(pods)
+        read: list[tuple[float, list[Manifest]]] = []
+
+        def poll(now: float) -> Poll:
+            nonlocal gone, remaining
+            left = self.pods() if read else pods
+            read.append((now, left))
+            if not left:
+                return Poll(done=True)
             gone = gone or self.client.get(ref) is None
             if gone:
                 # The DaemonSet is gone: a pod it no longer controls (orphaned) would keep
                 # intercepting with nothing to forward to once the Services go; stop it too.
-                for pod in pods:
+                for pod in left:
                     if not pod["metadata"].get("deletionTimestamp") and not _owned_by_daemon_set(pod, name):
                         pod_ref = ObjectRef("v1", "Pod", self.component.namespace, pod["metadata"]["name"])
                         self.delete(pod_ref, pod)
-            now = time.monotonic()
-            changed = len(pods) < remaining
-            if changed:
-                last_progress, remaining = now, len(pods)
-                self.out(f"[2/{_STEPS}] {len(pods)} pod(s) left after {now - started:.1f}s")
-            elif now - last_progress >= self.options.stall_after:
-                names = ", ".join(sorted(p["metadata"]["name"] for p in pods)[:5])
-                raise StalledError(
-                    f"{len(pods)} node-cache pod(s) did not go away for {self.options.stall_after:g}s ({names}): "
-                    f"their nodes may be down or their cleanup hangs; nothing else was deleted. See "
-                    f"'kubectl describe pod -n {self.component.namespace} -l {self.component.pod_selector}', "
-                    "then rerun 'python deploy.py uninstall' to continue"
-                )
-            time.sleep(interval.next(changed=changed, stalls_in=self.options.stall_after - (now - last_progress)))
-            pods = self.pods()
-        self.report.seconds_waiting = time.monotonic() - started
+            progressed = len(left) < remaining
+            if progressed:
+                remaining = len(left)
+                self.out(f"[2/{_STEPS}] {len(left)} pod(s) left after {now - read[0][0]:.1f}s")
+            return Poll(progressed=progressed)
+
+        def stalled(_: float) -> StalledError:
+            left = read[-1][1]
+            names = ", ".join(sorted(p["metadata"]["name"] for p in left)[:5])
+            return StalledError(
+                f"{len(left)} node-cache pod(s) did not go away for {self.options.stall_after:g}s ({names}): "
+                f"their nodes may be down or their cleanup hangs; nothing else was deleted. See "
+                f"'kubectl describe pod -n {self.component.namespace} -l {self.component.pod_selector}', "
+                f"then rerun {hint('uninstall')} to continue"
+            )
+
+        self.report.seconds_waiting = wait_for(
+            poll, interval=self.options.poll_interval, stall_after=self.options.stall_after, stalled=stalled
+        )
         self.out(f"[2/{_STEPS}] every node-cache pod is gone ({self.report.seconds_waiting:.1f}s)")
 
     def remove_parent(self) -> str:
@@ -177,7 +185,7 @@ class _Uninstall:
         deleted = [str(ref) for ref, _ in rest if ref in self.report.deleted]
         kept = self.remove_parent()
         self.out(f"[3/{_STEPS}] deleted: {', '.join(deleted) or 'nothing else was left'}{kept}")
-        self.out("uninstalled; 'python deploy.py verify --uninstalled' checks that nothing is left")
+        self.out(f"uninstalled; {hint('verify --uninstalled')} checks that nothing is left")
         return self.report
 
     def _role(self, ref: ObjectRef) -> Role:
@@ -186,13 +194,8 @@ class _Uninstall:
         return role
 
 
-def uninstall(
-    client: KubeClient,
-    source: AppSource,
-    options: UninstallOptions | None = None,
-    out: Callable[[str], None] = print,
-) -> UninstallReport:
-    """Remove the NodeLocal DNS objects of the app of ``source``; one line per step to ``out``.
+def uninstall(session: Session, options: UninstallOptions | None = None) -> UninstallReport:
+    """Remove the NodeLocal DNS objects of the session's app; one line per step to the session's output.
 
     The app is synthesized with the live kube-dns ClusterIP when there is a usable one (a
     preview otherwise): which objects to remove does not depend on it. Raises a
@@ -200,5 +203,13 @@ def uninstall(
     write, ``ForbiddenError`` before any write when the user lacks a permission it needs,
     ``StalledError`` when the pods do not go away) or ``ApiException``.
     """
-    component = locate(tuple(source(usable_cluster_ip(client.get(KUBE_DNS)))))
-    return _Uninstall(client, component, options or UninstallOptions(), out).run()
+    return _Uninstall(session.kube, session.component, options or UninstallOptions(), session.out).run()
+
+
+def run(session: Session, options: UninstallOptions) -> Outcome:
+    """``uninstall`` on one cluster: whether anything was installed, and how many objects it deleted."""
+    deleted = len(uninstall(session, options).deleted)
+    return Outcome("uninstalled" if deleted else "nothing installed", changed=deleted)
+
+
+COMMAND: Final = Command(UninstallOptions, run, reads("installed"))

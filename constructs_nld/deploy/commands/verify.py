@@ -2,7 +2,7 @@
 
 It checks what the user's app configures — namespace, names, tolerations, ports,
 PodMonitor — read from the same synthesized app ``deploy`` applies
-(:mod:`constructs_nld.deploy.source`), never from defaults. Each check
+(:mod:`constructs_nld.deploy.session`), never from defaults. Each check
 (:mod:`constructs_nld.deploy.checks`) reports pass, fail or warn with what it saw; a
 failure also says the likely cause and the fix, as the spec's table does.
 """
@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Final
 
 from constructs_nld.deploy.access import check_access, served_refs
-from constructs_nld.deploy.checks import CHECKS, UNINSTALLED_CHECKS, Check, CheckResult, Cluster
-from constructs_nld.deploy.component import locate
-from constructs_nld.deploy.kube import KubeClient
-from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
-from constructs_nld.deploy.source import AppSource
+from constructs_nld.deploy.checks import CHECKS, UNINSTALLED_CHECKS, Check, CheckResult, Cluster, format_result
+from constructs_nld.deploy.command import Command, Outcome, reads
+from constructs_nld.deploy.exitcodes import ExitCode
+from constructs_nld.deploy.options import VerifyOptions
+from constructs_nld.deploy.session import Session
 
-__all__ = ["verify", "verify_uninstalled"]
+__all__ = ["COMMAND", "run", "verify", "verify_uninstalled"]
 
 
-def _run(client: KubeClient, source: AppSource, checks: Sequence[Check], now: datetime | None) -> list[CheckResult]:
-    kube_dns = client.get(KUBE_DNS)
-    component = locate(tuple(source(usable_cluster_ip(kube_dns))))
-    cluster = Cluster(client, component, kube_dns, now or datetime.now(UTC))
+def _run(session: Session, checks: Sequence[Check], now: datetime | None) -> list[CheckResult]:
+    client, component = session.kube, session.component
+    cluster = Cluster(client, component, session.kube_dns, now or datetime.now(UTC))
     check_access(
         client,
         "verify",
@@ -36,11 +36,24 @@ def _run(client: KubeClient, source: AppSource, checks: Sequence[Check], now: da
     return [check(cluster) for check in checks]
 
 
-def verify(client: KubeClient, source: AppSource, *, now: datetime | None = None) -> list[CheckResult]:
-    """Run every check against the cluster behind ``client``, for the app of ``source``."""
-    return _run(client, source, CHECKS, now)
+def verify(session: Session, *, now: datetime | None = None) -> list[CheckResult]:
+    """Run every check against the session's cluster, for its app."""
+    return _run(session, CHECKS, now)
 
 
-def verify_uninstalled(client: KubeClient, source: AppSource) -> list[CheckResult]:
+def verify_uninstalled(session: Session) -> list[CheckResult]:
     """After ``uninstall``: no object of the app's NodeLocal DNS, no node-cache pod left, kube-dns intact."""
-    return _run(client, source, UNINSTALLED_CHECKS, None)
+    return _run(session, UNINSTALLED_CHECKS, None)
+
+
+def run(session: Session, options: VerifyOptions) -> Outcome:
+    """``verify`` (or ``verify --uninstalled``) on one cluster: a line per check, then the count."""
+    results = (verify_uninstalled if options.uninstalled else verify)(session)
+    failed = sum(1 for result in results if result.status == "fail")
+    lines = (*(format_result(result) for result in results), f"{len(results) - failed} passed, {failed} failed")
+    if failed:
+        return Outcome(f"{failed} of {len(results)} failed", ExitCode.CHECKS_FAILED, lines=lines)
+    return Outcome(f"{len(results)} passed", lines=lines)
+
+
+COMMAND: Final = Command(VerifyOptions, run, reads("installed"))

@@ -2,7 +2,7 @@
 
 ``tools/build-binaries.sh prometheus-operator`` builds the real operator from source through
 the Go module proxy; this harness runs it in the root network namespace with the in-cluster
-credentials of its ServiceAccount (:mod:`tests.e2e.pods`), bound to upstream's own
+credentials of its ServiceAccount (:mod:`tests.harness.pods`), bound to upstream's own
 ClusterRole. Its CRDs other than PodMonitor and PrometheusRule (which come from
 ``../shared/crds``, as for every suite) and its RBAC manifests are read from the module's
 download (``$(go env GOMODCACHE)/github.com/prometheus-operator/prometheus-operator@v0.93.0``),
@@ -11,7 +11,7 @@ never copied into the repository.
 The operator turns a Prometheus object and the PodMonitors and PrometheusRules it selects
 into what its StatefulSet mounts: the configuration Secret ``prometheus-<name>`` (gzipped)
 and the rule-file ConfigMaps. :meth:`PrometheusOperator.prometheus_pod` reads them back,
-with the StatefulSet's container args, for :class:`tests.prometheus.Prometheus`.
+with the StatefulSet's container args, for :class:`tests.harness.prometheus.Prometheus`.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import Any, Final, Self
 
 import yaml
 
-from tests.controlplane import REPO_ROOT, ControlPlane
-from tests.e2e.pods import InCluster, InClusterCredentials, pod_argv
+from tests.harness.controlplane import REPO_ROOT, ControlPlane
 from tests.harness.health import http_ok
+from tests.harness.pods import InCluster, InClusterCredentials, pod_argv
 from tests.harness.process import Process, free_port, require_binary, wait_until
 
 __all__ = [

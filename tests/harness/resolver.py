@@ -5,7 +5,7 @@ conntrack, which is why a node's conntrack table fills with DNS entries without 
 DNS. dnsperf keeps a few sockets open and cannot show that. This load does.
 
 :class:`ResolverLoad` runs this module as a program inside a namespace (``python -m
-tests.e2e.resolver``); the program sends ``rate`` lookups per second for ``count`` lookups,
+tests.harness.resolver``); the program sends ``rate`` lookups per second for ``count`` lookups,
 waits ``timeout`` seconds at most for each answer (one attempt, no retry) and writes one
 JSON document to ``--output``: per lookup its send time (``time.monotonic()``, shared by every process of
 the machine), its latency and its outcome. A lookup succeeds when the answer is NOERROR
@@ -125,7 +125,7 @@ class ResolverLoad(Process):
         self.output = self.directory / "lookups.json"
         self.namespace = namespace
         self.command = [
-            sys.executable, "-m", "tests.e2e.resolver", "--server", server, "--rate", str(rate),
+            sys.executable, "-m", "tests.harness.resolver", "--server", server, "--rate", str(rate),
             "--count", str(count), "--timeout", str(timeout), "--output", str(self.output), *names,
         ]  # fmt: skip
         self.duration = count / rate

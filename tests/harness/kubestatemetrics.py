@@ -1,7 +1,7 @@
 """The real kube-state-metrics v2.20.0 as a pod on the test bed's node: the DaemonSet and pod series.
 
 Built from ``k8s.io/kube-state-metrics/v2`` by ``tools/build-binaries.sh`` like the other
-components, it runs as a pod would (:func:`tests.e2e.pods.pod_argv`): in-cluster
+components, it runs as a pod would (:func:`tests.harness.pods.pod_argv`): in-cluster
 credentials of its own ServiceAccount mounted at ``/var/run/secrets/kubernetes.io/
 serviceaccount``, the ``KUBERNETES_SERVICE_*`` variables pointing at the test API
 server. It watches only what our alerts and the soak read (``--resources=daemonsets,pods``,
@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.e2e import probes
-from tests.e2e.netns import Namespace
-from tests.e2e.pods import InCluster, pod_argv
+from tests.harness.pods import InCluster, pod_argv
 from tests.harness.process import Process
+
+if TYPE_CHECKING:
+    from tests.e2e.netns import Namespace
 
 __all__ = ["RESOURCES", "KubeStateMetrics"]
 

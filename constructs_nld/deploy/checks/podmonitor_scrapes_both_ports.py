@@ -1,6 +1,13 @@
 """``podmonitor-scrapes-both-ports``: the app's PodMonitor scrapes both metrics ports.
 
-``coredns_nodecache_setup_errors_total`` lives only on node-cache's own metrics port.
+The live PodMonitor has an endpoint for each metrics port the node-cache container declares:
+CoreDNS's (``metrics``) and node-cache's own (``metrics-binary``), the only one with
+``coredns_nodecache_setup_errors_total``. Without the prometheus-operator CRDs, or without a
+PodMonitor in the app, it warns.
+
+Cause: the PodMonitor is missing or scrapes one port only: the setup errors go unseen.
+
+Fix: ``python deploy.py`` (the app's PodMonitor has both endpoints).
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from constructs_nld import defaults
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.kube import ObjectRef
 from constructs_nld.deploy.manifest import MONITORING_GROUP
+from constructs_nld.deploy.program import command_line
 
 NAME = "podmonitor-scrapes-both-ports"
 
@@ -33,7 +41,7 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"{ref} scrapes {sorted(p for p in ports if p) or 'nothing'}",
             f"coredns_nodecache_setup_errors_total lives only on :{binary} ({defaults.BINARY_METRICS_PORT_NAME})",
-            "python deploy.py (the app's PodMonitor has both endpoints)",
+            f"{command_line()} (the app's PodMonitor has both endpoints)",
         )
     described = " and ".join(f"{port} ({container_ports[port]})" for port in sorted(expected))
     return CheckResult(NAME, "pass", described)

@@ -1,10 +1,25 @@
-"""``node-cache-intercepts-kube-dns``: node-cache intercepts kube-dns's live address, pinned or from kubelet."""
+"""``node-cache-intercepts-kube-dns``: node-cache intercepts kube-dns's live address, pinned or from kubelet.
+
+The live DaemonSet's ``-localip`` holds kube-dns's current ClusterIP or, in portable output,
+``$(KUBE_DNS_SERVICE_HOST)``, which kubelet fills only in pods created after kube-dns. The
+pods keep Service links on (``enableServiceLinks``): without them kubelet injects no
+Service variable.
+
+Cause: kube-dns recreated with a new address since the last deploy (node-cache intercepts
+nothing pods ask); in portable output, pods older than kube-dns (node-cache exits: ``invalid
+localip``); Service links turned off (node-cache exits at start); or no kube-dns at all.
+
+Fix: ``python deploy.py``, which pins the live ClusterIP and leaves Service links on; in
+portable output, a rollout restart of the DaemonSet; without kube-dns, the cluster's DNS
+add-on restored.
+"""
 
 from __future__ import annotations
 
 from constructs_nld import defaults
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.manifest import created_at, flag, same_address
+from constructs_nld.deploy.program import command_line
 from constructs_nld.placeholders import KUBE_DNS_SERVICE_HOST
 
 NAME = "node-cache-intercepts-kube-dns"
@@ -31,7 +46,7 @@ def check(cluster: Cluster) -> CheckResult:
             f"{cluster.ds_name} sets enableServiceLinks: false",
             "kubelet injects no Service variables: node-cache gets no KUBE_DNS_UPSTREAM_SERVICE_HOST "
             "(nor, portable, KUBE_DNS_SERVICE_HOST) and exits at start",
-            "python deploy.py (the app leaves Service links on)",
+            f"{command_line()} (the app leaves Service links on)",
         )
     args = [a for container in pod_spec.get("containers") or [] for a in container.get("args") or []]
     local_ips = (flag(args, "-localip") or "").split(",")
@@ -56,6 +71,6 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"-localip is {','.join(local_ips)}, kube-dns's ClusterIP is {live_ip}",
             "kube-dns was recreated with a new address since the last deploy: node-cache intercepts nothing pods ask",
-            "python deploy.py (it pins the live ClusterIP)",
+            f"{command_line()} (it pins the live ClusterIP)",
         )
     return CheckResult(NAME, "pass", f"-localip holds kube-dns's ClusterIP {live_ip}")

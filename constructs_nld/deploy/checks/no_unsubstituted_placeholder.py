@@ -1,7 +1,13 @@
 """``no-unsubstituted-placeholder``: the live ConfigMaps and DaemonSet hold no placeholder nothing fills.
 
-Bookkeeping (``managedFields``, client-side apply's ``last-applied-configuration``) is not
-configuration and is ignored.
+node-cache fills its ``__PILLAR__`` placeholders only in the Corefile it renders; any other
+placeholder live is named. Bookkeeping (``managedFields``, client-side apply's
+``last-applied-configuration``) is not configuration and is ignored.
+
+Cause: a preview was applied (``__KUBE_DNS_CLUSTER_IP__`` not substituted: the Corefile does
+not parse and the pods crashloop), or a placeholder sits where nothing fills it.
+
+Fix: ``python deploy.py``, which synthesizes the app with the live ClusterIP.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from typing import Final
 from constructs_nld import placeholders as ph
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.manifest import without_bookkeeping
+from constructs_nld.deploy.program import command_line
 from constructs_nld.placeholders import find_unresolved_placeholders
 
 NAME = "no-unsubstituted-placeholder"
@@ -42,5 +49,5 @@ def check(cluster: Cluster) -> CheckResult:
         "fail",
         "; ".join(str(f) for f in found),
         cause,
-        "python deploy.py (it synthesizes the app with the live ClusterIP)",
+        f"{command_line()} (it synthesizes the app with the live ClusterIP)",
     )

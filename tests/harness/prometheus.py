@@ -34,7 +34,7 @@ __all__ = ["SERVER_BINARY", "Prometheus", "backfill", "prometheus_version", "req
 
 _PACKAGE = "apt-get install prometheus (make system installs it)"
 
-SERVER_BINARY = Path(__file__).resolve().parent.parent / ".cache" / "bin" / "prometheus"
+SERVER_BINARY = Path(__file__).resolve().parents[2] / ".cache" / "bin" / "prometheus"
 """Prometheus 3.13.1 with every service discovery, built by ``tools/build-binaries.sh prometheus``."""
 
 

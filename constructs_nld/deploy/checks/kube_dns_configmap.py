@@ -1,11 +1,19 @@
 """``kube-dns-configmap``: what the live ``kube-dns`` ConfigMap makes node-cache do, outside the app.
 
 node-cache 1.26.8 reads the ConfigMap wherever the pods mount it at ``/etc/kube-dns`` (the
-spec's mount; :mod:`constructs_nld.deploy.kube_dns_config`). A stub domain the app's
-Corefile serves too stops node-cache on every node: a failure. Any other setting there is
-DNS configured outside the app, and a warning says where it belongs: the app's ``zones``
-and ``upstream_servers``, typed and checked, with ``read_kube_dns_config_map=False``. An
-app that does not mount the ConfigMap is told what node-cache does not read.
+spec's mount). A stub domain the app's Corefile serves too stops node-cache on every node: a
+failure. Any other setting there is DNS configured outside the app, and a warning says where
+it belongs: the app's ``zones`` and ``upstream_servers``, typed and checked, with
+``read_kube_dns_config_map=False``. An app that does not mount the ConfigMap is told what
+node-cache does not read.
+
+Cause: a stub domain served twice (node-cache appends it to its Corefile, CoreDNS refuses the
+zone and node-cache exits); otherwise DNS configured where the app neither reviews nor checks
+it.
+
+Fix: move the settings to ``NodeLocalDNSProps.zones`` and ``upstream_servers`` in the app and
+set ``read_kube_dns_config_map=False``; a clashing stub domain can also just be removed from
+the ConfigMap.
 """
 
 from __future__ import annotations

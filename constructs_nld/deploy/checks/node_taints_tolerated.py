@@ -1,4 +1,13 @@
-"""``node-taints-tolerated``: every node taint is tolerated by the app's tolerations, or node-cache cannot run there."""
+"""``node-taints-tolerated``: every node taint is tolerated by the app's tolerations, or node-cache cannot run there.
+
+``NoSchedule`` and ``NoExecute`` taints count, listed per node; the node controller's
+condition taints (``node.kubernetes.io/…``) and Karpenter's disruption taints do not.
+
+Cause: nodes with a taint the app does not tolerate: they have no local cache.
+
+Fix: add the taint keys to the app's ``NodeLocalDNSProps.tolerations`` (never ``operator:
+Exists`` without a key).
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,14 @@
 """``pods-created-after-upstream-service``: every pod was given ``KUBE_DNS_UPSTREAM_SERVICE_HOST``.
 
-kubelet injects a Service's variables only into pods created after the Service.
-Timestamps have whole seconds, so a pod created in the Service's own second counts as after
-it: a fresh deploy creates both within one.
+kubelet injects a Service's variables only into pods created after the Service, so no
+node-cache pod may predate the live ``kube-dns-upstream``. Timestamps have whole seconds, so a
+pod created in the Service's own second counts as after it: a fresh deploy creates both
+within one. Without the Service it warns (``upstream-service-selects-kube-dns`` fails).
+
+Cause: pods older than the Service (one created or recreated under running pods) lack the
+variable: no interception.
+
+Fix: a rollout restart of the DaemonSet (``kubectl rollout restart``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,20 @@
-"""``upstream-service-selects-kube-dns``: cache misses go to cluster CoreDNS, the pods the app's Service selects."""
+"""``upstream-service-selects-kube-dns``: cache misses go to cluster CoreDNS, the pods the app's Service selects.
+
+node-cache forwards every miss to the ClusterIP of ``kube-dns-upstream``, whose live selector
+must be the app's (``k8s-app: kube-dns``).
+
+Cause: the Service is missing (the node-cache pods get no ``KUBE_DNS_UPSTREAM_SERVICE_HOST``
+and crashloop), or its selector drifted and cache misses go to the wrong pods.
+
+Fix: ``python deploy.py``; a foreign selector is restored by hand first (``deploy.py`` refuses
+to overwrite it).
+"""
 
 from __future__ import annotations
 
 from constructs_nld.deploy.checks.cluster import CheckResult, Cluster
 from constructs_nld.deploy.manifest import selector
+from constructs_nld.deploy.program import command_line
 
 NAME = "upstream-service-selects-kube-dns"
 
@@ -23,6 +34,6 @@ def check(cluster: Cluster) -> CheckResult:
             "fail",
             f"selector is {live!r}",
             "selector drift: cache misses go to the wrong pods",
-            f"restore selector {selector(expected)} (python deploy.py refuses to overwrite a foreign one)",
+            f"restore selector {selector(expected)} ({command_line()} refuses to overwrite a foreign one)",
         )
     return CheckResult(NAME, "pass", f"selector {selector(expected)}")

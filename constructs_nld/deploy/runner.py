@@ -1,0 +1,177 @@
+"""Runs one command on its targets: one cluster or a fleet, the same way.
+
+For an :class:`~constructs_nld.deploy.options.Invocation` it:
+
+1. reads the app's command (``cdk8s.yaml``, or ``--app``) and the command's registry entry
+   (:mod:`constructs_nld.deploy.commands`);
+2. selects the targets (:mod:`constructs_nld.deploy.targets`) and refuses what does not fit
+   them (``--waves`` for one cluster, ``cutover`` across several, a soak without Prometheus);
+3. connects to each: with several clusters, every one's credentials are tried before any is
+   written to, so that a refused context stops the run before it starts;
+4. runs the command on each (:mod:`constructs_nld.deploy.fleet`): per cluster, a session
+   reads what the command needs and synthesizes the app once, with the cluster's ClusterIP
+   and identity (``$NLD_CLUSTER``, ``$NLD_CONTEXT``); with waves, each cluster is verified
+   on the same charts after its deploy;
+5. reports through one reporter (:mod:`constructs_nld.deploy.report`) and returns the exit
+   code: the command's, or the worst cluster's.
+
+Every refusal is one line and an exit code (:mod:`constructs_nld.deploy.exitcodes`); none
+writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from kubernetes.client.exceptions import ApiException
+
+from constructs_nld import defaults
+from constructs_nld.deploy.command import Command, Outcome
+from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
+from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code
+from constructs_nld.deploy.kube import KubeClient
+from constructs_nld.deploy.kubeconfig import load_client
+from constructs_nld.deploy.manifest import selector
+from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, VerifyOptions
+from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
+from constructs_nld.deploy.session import open_session
+from constructs_nld.deploy.source import AppCommand
+from constructs_nld.deploy.targets import Target, select
+from constructs_nld.roles import Role, role_labels
+
+__all__ = ["connect", "run"]
+
+
+def connect(targets: Sequence[Target], connection: Connection, *, check_credentials: bool) -> dict[str, KubeClient]:
+    """A client per target; with ``check_credentials``, each one's credentials tried first, before any write.
+
+    A refused credential is one line naming the context. An unreachable API server is not
+    refused, nor waited for: that cluster's run will fail (after its own retries), not the fleet.
+    """
+    clients: dict[str, KubeClient] = {}
+    for target in targets:
+        try:
+            client = load_client(
+                connection.kubeconfig,
+                target.context,
+                timeout=connection.api_timeout,
+                timeout_flag=connection.api_timeout_flag,
+                qps=connection.qps,
+                burst=connection.burst,
+            )
+        except KubeconfigError as error:
+            if not check_credentials or repr(target.context) in str(error):
+                raise
+            raise KubeconfigError(f"context {target.context!r}: {error}") from None
+        if check_credentials:
+            try:
+                client.version(retry=False)
+            except ApiException as error:
+                if error.status in (401, 403):
+                    why = f"{error.status} {error.reason}"
+                    raise KubeconfigError(
+                        f"context {target.context!r}: the API server refused its credentials ({why})"
+                    ) from None
+                raise
+            except ApiUnreachableError:
+                pass
+        clients[target.name] = client
+    return clients
+
+
+def _pods(client: KubeClient) -> str:
+    """``ready/desired`` of the node-cache DaemonSet (``-`` when there is none), for a fleet's summary."""
+    found = client.list(
+        "apps/v1", "DaemonSet", defaults.NAMESPACE, label_selector=selector(role_labels(Role.NODE_CACHE))
+    )
+    if not found:
+        return "-"
+    status = found[0].get("status") or {}
+    return f"{status.get('numberReady', 0)}/{status.get('desiredNumberScheduled', 0)}"
+
+
+def _with_verify(deployed: Outcome, checked: Outcome) -> Outcome:
+    """A wave's deploy followed by its verify, as one row."""
+    return replace(
+        deployed,
+        result=f"{deployed.result}, verify: {checked.result}",
+        exit_code=checked.exit_code,
+        lines=deployed.lines + checked.lines,
+    )
+
+
+def _refuse(invocation: Invocation, command: Command[Any], targets: Sequence[Target]) -> tuple[int, ...]:
+    """What the targets make of the invocation: the waves' sizes; refusals before anything is touched."""
+    name, fleet = invocation.command, invocation.fleet
+    if len(targets) > 1 and not command.across_fleet:
+        raise InvalidConfigError(
+            f"{name}: one cluster at a time (--context NAME); across a fleet, deploy --waves 1,rest puts a change "
+            "on one cluster first"
+        )
+    if command.refuse is not None:
+        command.refuse(targets, invocation.options)
+    if not fleet.waves:
+        return ()
+    if len(targets) == 1:
+        raise InvalidConfigError("--waves: only for a fleet (several --context, --all-contexts or --contexts-from)")
+    options = invocation.options
+    if isinstance(options, DeployOptions) and (options.dry_run or options.diff):
+        raise InvalidConfigError("--waves: deploys and verifies each wave; not with --dry-run or --diff")
+    return parse_waves(fleet.waves, len(targets))
+
+
+def run(
+    invocation: Invocation, *, write: Callable[[str], None] = print, write_error: Callable[[str], None] = stderr
+) -> int:
+    """Run the invocation's command on its targets; the exit code."""
+    from constructs_nld.deploy.commands import COMMANDS
+
+    command = COMMANDS[invocation.command]
+    if not isinstance(invocation.options, command.options):
+        raise TypeError(f"{invocation.command}: takes {command.options.__name__}, got {invocation.options!r}")
+    options = invocation.options
+    read = command.read(options)
+    try:
+        app = AppCommand.from_project(command=invocation.app)
+        targets = select(invocation.selection, invocation.connection.kubeconfig, needs_cluster=read != "offline")
+        waves = _refuse(invocation, command, targets)
+        fleet = len(targets) > 1
+        clients = {} if read == "offline" else connect(targets, invocation.connection, check_credentials=fleet)
+    except DeployError as error:
+        write_error(f"error: {error}")
+        return error.exit_code
+    if fleet and hasattr(options, "progress"):
+        options = replace(options, progress="plain")  # a redrawn line would mix the clusters' lines
+    verify = COMMANDS["verify"]
+
+    def task(target: Target, out: Callable[[str], None]) -> Outcome:
+        client = clients.get(target.name)
+        source = replace(app, cluster=target.name or None, context=target.context)
+        if client is None:
+            return _finished(command.run(open_session(None, source, read=read, target=target, out=out), options), out)
+        with client.reporting_retries(out):
+            session = open_session(client, source, read=read, target=target, out=out)
+            outcome = _finished(command.run(session, options), out)
+            if waves:
+                outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), out))
+            return replace(outcome, pods=_pods(client)) if fleet else outcome
+
+    reporter = FleetReporter(write) if fleet else ClusterReporter(write, write_error)
+    sizes = ", ".join(str(size) for size in waves)
+    reporter.start(
+        invocation.command, targets, f"in waves of {sizes}" if waves else f"{invocation.fleet.parallel} at a time"
+    )
+    rows: list[Row] = run_fleet(
+        targets, task, reporter, parallel=invocation.fleet.parallel, fail_fast=invocation.fleet.fail_fast, waves=waves
+    )
+    reporter.finish(rows)
+    return summary_code(rows)
+
+
+def _finished(outcome: Outcome, out: Callable[[str], None]) -> Outcome:
+    """Print what the command left to print once done; the outcome."""
+    for line in outcome.lines:
+        out(line)
+    return outcome

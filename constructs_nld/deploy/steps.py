@@ -1,0 +1,539 @@
+"""The deploy's steps: the spec's seven against a live cluster, each a function of one small state.
+
+A deploy applies the user's app (synthesized once for the cluster:
+:mod:`constructs_nld.deploy.session`), every chart in the app's order, with the spec's
+rules applied to the NodeLocal DNS objects wherever they sit in it
+(:mod:`constructs_nld.deploy.component`). :data:`DEPLOY_STEPS` runs, in order:
+
+1. precondition: kube-dns-upstream absent, or selecting ``k8s-app: kube-dns``; no stub
+   domain of the ``kube-dns`` ConfigMap that the app's Corefile serves too (node-cache would
+   exit, :mod:`constructs_nld.deploy.kube_dns_config`); no cutover in progress; the spec's
+   ``first_deploy`` and ``freshly_created`` are reported;
+2. the live kube-dns ClusterIP, IPv6 only (read with the session);
+3. the app synthesized with that address, refused if a placeholder is left or if it did
+   not take the address;
+4. the apply order: the app's charts in order, kube-dns-upstream before the DaemonSet, and
+   what the ApplySet holds that the app no longer defines;
+5. every object up to kube-dns-upstream, then a poll until it has its ClusterIP (no fixed
+   sleep);
+6. the rest, in the app's order (the workload, monitoring, charts of the user's);
+7. a rollout restart when the cluster shows pods that lack an address
+   (:mod:`constructs_nld.deploy.restart`);
+
+then, with ``wait``, the DaemonSet's rollout is followed to the end
+(:mod:`constructs_nld.deploy.rollout`), and what the app no longer defines is pruned
+(:mod:`constructs_nld.deploy.applyset`).
+
+Every check that can refuse (steps 1-4, kinds the cluster does not serve, the monitoring
+CRDs, a foreign ApplySet parent, a permission the user lacks: :mod:`constructs_nld.deploy.access`)
+runs before the first write. An object last written by client-side ``kubectl apply`` (the
+spec's ``deploy.sh``) is taken over first (:mod:`constructs_nld.deploy.takeover`).
+
+``cutover`` composes the steps it needs with its own (:mod:`constructs_nld.deploy.commands.cutover`):
+a step is a plain function of :class:`DeployState`, so a renamed step breaks its callers
+at import, not at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+from constructs_nld import defaults
+from constructs_nld.deploy.access import check_access
+from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind
+from constructs_nld.deploy.compare import is_subset, render_diff, same_object
+from constructs_nld.deploy.component import Component
+from constructs_nld.deploy.cutover import CutoverState, state_of, summary
+from constructs_nld.deploy.errors import CutoverError, InvalidConfigError, MonitoringUnavailableError, WaitTimeoutError
+from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
+from constructs_nld.deploy.kube_dns_config import refuse_collisions
+from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
+from constructs_nld.deploy.options import DeployOptions
+from constructs_nld.deploy.program import hint
+from constructs_nld.deploy.restart import Restart
+from constructs_nld.deploy.rollout import Progress, RolloutReport, RolloutStatus, follow_rollout
+from constructs_nld.deploy.session import Session
+from constructs_nld.deploy.takeover import take_over_patch
+from constructs_nld.deploy.wait import Poll, wait_for
+from constructs_nld.permissions import Command
+from constructs_nld.placeholders import NotDeployableError, check_deployable
+from constructs_nld.roles import ROLES, Role, role_of
+
+__all__ = [
+    "DEPLOY_STEPS",
+    "Action",
+    "DeployReport",
+    "DeployState",
+    "ObjectResult",
+    "Planned",
+    "Step",
+    "apply_rest",
+    "apply_services",
+    "check_app",
+    "deploy_steps",
+    "follow",
+    "plan",
+    "precondition",
+    "prune",
+    "refuse_cutover",
+    "refuse_unpromoted_cutover",
+    "report_cluster_ip",
+    "restart",
+    "run_steps",
+]
+
+Action = Literal["created", "configured", "unchanged", "pruned", "kept"]
+
+
+@dataclass(frozen=True)
+class ObjectResult:
+    """What happened to one object."""
+
+    ref: ObjectRef
+    action: Action
+    taken_over: bool = False
+    """Its fields were taken over from client-side ``kubectl apply`` first."""
+
+    def __str__(self) -> str:
+        """``kind/ns/name action``, noting a take-over."""
+        return f"{self.ref} {'taken over from kubectl apply, ' if self.taken_over else ''}{self.action}"
+
+
+@dataclass
+class DeployReport:
+    """The outcome of a deploy, for callers and tests."""
+
+    cluster_ip: str = ""
+    first_deploy: bool = False
+    freshly_created: bool = False
+    objects: list[ObjectResult] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
+    restarted: bool = False
+    rollout: RolloutReport | None = None
+    """How the rollout went, when the deploy waited for it."""
+    pruned: list[ObjectRef] = field(default_factory=list)
+    """Objects the app no longer defines that this run deleted (or, with a dry run or a diff, would delete)."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One object to apply: its chart, its manifest (an ApplySet member), its identity as the cluster serves it."""
+
+    chart: str
+    manifest: Manifest
+    ref: ObjectRef
+
+
+@dataclass
+class DeployState:
+    """What the steps of one deploy share: its session and options, what it read, planned and applied."""
+
+    session: Session
+    options: DeployOptions
+    progress: Progress
+    """How ``follow`` shows the rollout."""
+    permission: Command = "deploy"
+    """Whose permissions the access check asks for (:mod:`constructs_nld.permissions`)."""
+    report: DeployReport = field(default_factory=DeployReport)
+    live: dict[ObjectRef, Manifest | None] = field(default_factory=dict)
+    """Objects as read before any write (None: absent)."""
+    cutover: CutoverState | None = None
+    """The cutover in progress on the DaemonSet, as ``precondition`` read it."""
+    planned: list[Planned] = field(default_factory=list)
+    split: int = 0
+    """How many of ``planned`` step 5 applies (through kube-dns-upstream's chart)."""
+    stale: list[Stale] = field(default_factory=list)
+    """What the ApplySet holds that the app no longer defines."""
+    instead: dict[ObjectRef, Manifest] = field(default_factory=dict)
+    """Manifests to apply in place of the app's (a cutover's DaemonSet, made ``OnDelete``)."""
+    applied: dict[ObjectRef, Manifest] = field(default_factory=dict)
+    upstream: Manifest = field(default_factory=dict)
+    """kube-dns-upstream once it has its ClusterIP."""
+    kinds: set[str] = field(default_factory=set)
+    namespaces: set[str] = field(default_factory=set)
+
+    @property
+    def component(self) -> Component:
+        """NodeLocal DNS in the session's app."""
+        return self.session.component
+
+    @property
+    def applyset(self) -> ApplySet:
+        """The set this deploy applies, in the component's namespace."""
+        return ApplySet(self.component.namespace)
+
+    @property
+    def out(self) -> Callable[[str], None]:
+        """Where the step lines go."""
+        return self.session.out
+
+    @property
+    def suffix(self) -> str:
+        """What each line of a write adds under a dry run."""
+        return " (dry run)" if self.options.dry_run else ""
+
+
+Step = Callable[[DeployState], None]
+"""One step of a deploy."""
+
+
+# --- steps 1-4: read, decide, refuse; no writes ----------------------------------------------
+def check_app(state: DeployState) -> None:
+    """Step 3: the app synthesized with the live address is NodeLocal DNS, in kube-dns's namespace, deployable."""
+    component = state.component
+    state.report.cluster_ip = state.session.cluster_ip or ""
+    if component.namespace != defaults.NAMESPACE:
+        raise InvalidConfigError(
+            f"the app puts NodeLocal DNS in namespace {component.namespace!r}, but kube-dns lives in "
+            f"{defaults.NAMESPACE!r}: kube-dns-upstream selects kube-dns pods in its own namespace, and "
+            "kubelet gives node-cache only the Services of its own namespace"
+        )
+    component.check_cluster_ip(state.report.cluster_ip)
+    try:
+        check_deployable(component.objects())
+    except NotDeployableError as error:
+        raise InvalidConfigError(str(error)) from None
+
+
+def precondition(state: DeployState) -> None:
+    """Step 1: refuse a foreign kube-dns-upstream; read the cutover state; report the spec's two triggers."""
+    component = state.component
+    client = state.session.kube
+    state.live.update(state.session.services)
+    upstream_ref = ObjectRef.of(component.upstream_service)
+    daemon_set_ref = ObjectRef.of(component.daemon_set)
+    for service in (component.upstream_service, component.metrics_service):
+        if service is not None:
+            state.live.setdefault(ObjectRef.of(service), None)
+    state.live[daemon_set_ref] = client.get(daemon_set_ref)
+    state.cutover = state_of(state.live[daemon_set_ref])
+    upstream = state.live[upstream_ref]
+    component.check_upstream(upstream, refusing="to overwrite it")
+    if component.reads_kube_dns_config:
+        kube_dns_config = ObjectRef("v1", "ConfigMap", component.namespace, defaults.KUBE_DNS_CONFIG_MAP_NAME)
+        refuse_collisions(component, client.get(kube_dns_config))
+    # freshly_created: the Service is absent at the start of this run. first_deploy: this
+    # cluster never had it, read as "neither the Service nor an earlier DaemonSet exists".
+    state.report.freshly_created = upstream is None
+    state.report.first_deploy = upstream is None and state.live[daemon_set_ref] is None
+    found = "absent" if upstream is None else "present, selector " + selector(component.upstream_selector)
+    state.out(
+        f"[1/7] precondition: {upstream_ref} {found}; "
+        f"first_deploy={_yes(state.report.first_deploy)} freshly_created={_yes(state.report.freshly_created)}"
+    )
+
+
+def _refuse_cutover_unless(state: DeployState, allowed: Callable[[CutoverState], bool]) -> None:
+    cutover = state.cutover
+    if cutover is None or allowed(cutover) or state.options.diff or state.options.dry_run:
+        return
+    ref = ObjectRef.of(state.component.daemon_set)
+    raise CutoverError(
+        f"a cutover of {ref} is in progress ({summary(cutover)}): a deploy would roll every node; "
+        f"promote it ({hint('cutover promote')}) or roll it back ({hint('cutover rollback')})"
+    )
+
+
+def refuse_cutover(state: DeployState) -> None:
+    """A plain deploy would roll the fleet: refused while a cutover is in progress (a diff or dry run is not)."""
+    _refuse_cutover_unless(state, lambda _: False)
+
+
+def refuse_unpromoted_cutover(state: DeployState) -> None:
+    """``cutover promote``'s deploy: only the cutover being promoted may be in progress."""
+    _refuse_cutover_unless(state, lambda cutover: bool(cutover.promoted))
+
+
+def report_cluster_ip(state: DeployState) -> None:
+    """Step 2's line: the address the app was synthesized with."""
+    state.out(f"[2/7] kube-dns ClusterIP: {state.report.cluster_ip} (IPv6)")
+
+
+def plan(state: DeployState) -> None:
+    """Step 4: every object to apply with its chart and identity, and what the set holds beyond them.
+
+    Refuses kinds the cluster does not serve, a parent another tool manages, and a
+    permission the user lacks.
+    """
+    client = state.session.kube
+    applyset = state.applyset
+    charts = state.session.charts
+    monitoring_missing: list[str] = []
+    defined: list[ObjectRef] = []
+    for chart in charts:
+        for obj in chart.objects:
+            if is_monitoring(obj) and state.options.skip_monitoring:
+                defined.append(ObjectRef.of(obj))  # still the app's: never pruned
+                continue
+            try:
+                ref = client.ref_of(obj)
+            except KindNotServedError as error:
+                if not is_monitoring(obj):
+                    raise InvalidConfigError(f"{chart.name}: {ObjectRef.of(obj)}: {error}") from None
+                monitoring_missing.append(obj["kind"])
+                continue
+            defined.append(ref)
+            state.planned.append(Planned(chart.name, applyset.member(obj), ref))
+    if monitoring_missing:
+        kinds = ", ".join(sorted(set(monitoring_missing)))
+        raise MonitoringUnavailableError(
+            f"the cluster does not serve {kinds} (prometheus-operator CRDs not installed): "
+            "install them, or rerun with --skip-monitoring"
+        )
+    parent = client.get(applyset.ref)
+    state.live[applyset.ref] = parent
+    applyset.check_parent(parent)
+    recorded_kinds, recorded_namespaces = ApplySet.recorded(parent)
+    # The set is what the app defines, applied this run or not (--skip-monitoring keeps them).
+    state.kinds = {group_kind(ref.api_version, ref.kind) for ref in defined}
+    state.namespaces = {ref.namespace for ref in defined if ref.namespace}
+    members = applyset.live_members(client, state.kinds | recorded_kinds, state.namespaces | recorded_namespaces)
+    state.stale = ApplySet.stale(members, defined)
+    touched = [item.ref for item in state.planned] + [stale.ref for stale in state.stale]
+    check_access(client, state.permission, touched, namespace=state.component.namespace)
+    state.split = _services_phase(state.planned, state.component)
+    objects = sum(len(chart.objects) for chart in charts)
+    how = (
+        "portable: kubelet gives node-cache the address as $(KUBE_DNS_SERVICE_HOST)"
+        if state.component.portable
+        else f"with ClusterIP {state.report.cluster_ip}"
+    )
+    state.out(f"[3/7] synthesized {objects} objects in {len(charts)} chart(s) {how}")
+    skipped = objects - len(state.planned)
+    pruning = ", ".join(str(s.ref) for s in state.stale)
+    state.out(
+        "[4/7] apply order: "
+        + " -> ".join(f"{chart.name} ({len(chart.objects)})" for chart in charts)
+        + (f"; {skipped} monitoring object(s) skipped (--skip-monitoring)" if skipped else "")
+        + (f"; no longer in the app: {pruning}" if pruning else "")
+    )
+
+
+# --- steps 5-7: writes ---------------------------------------------------------------------------
+def _write_parent(state: DeployState, kinds: set[str], namespaces: set[str]) -> None:
+    """Apply the ApplySet parent for ``kinds`` and ``namespaces`` unless it already says so."""
+    applyset = state.applyset
+    desired = applyset.parent(kinds, namespaces)
+    live = state.live.get(applyset.ref)
+    if state.options.diff or (live is not None and is_subset(desired, live)):
+        return
+    state.live[applyset.ref] = state.session.kube.apply(desired, dry_run=state.options.dry_run)
+
+
+def _take_over(state: DeployState, ref: ObjectRef, live: Manifest) -> Manifest | None:
+    """Take ``live``'s fields over from client-side ``kubectl apply``; the object after, or None if not needed.
+
+    The patch is guarded by ``live``'s resourceVersion; throttled or lost on the way, it is
+    computed again from a fresh read (which shows it made when it was).
+    """
+    client = state.session.kube
+    current: Manifest | None = live
+    rereads = 0
+    while True:
+        patch = None if current is None else take_over_patch(current, datetime.now(UTC))
+        if patch is None:
+            return None if current is live else current
+        try:
+            return client.json_patch(ref, patch, field_manager=FIELD_MANAGER, dry_run=state.options.dry_run)
+        except RereadError:
+            rereads += 1
+            if rereads > REREADS:
+                raise
+            current = client.get(ref)
+
+
+def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[Manifest, ObjectResult | None]:
+    """Apply ``desired`` unless the live object is it already; the object after, and what happened (None: diff)."""
+    client = state.session.kube
+    live = state.live[ref] if ref in state.live else client.get(ref)
+    if state.options.diff:
+        after = client.apply(desired, dry_run=True)
+        text = render_diff(str(ref), live, after)
+        if text:
+            state.report.diffs[str(ref)] = text
+        return after, None
+    taken_over = False
+    if live is not None:
+        adopted = _take_over(state, ref, live)
+        if adopted is not None:
+            live, taken_over = adopted, True
+    if live is not None and is_subset(desired, live):
+        probe = client.apply(desired, dry_run=True)
+        if same_object(live, probe):
+            return live, ObjectResult(ref, "unchanged", taken_over)
+    result = client.apply(desired, dry_run=state.options.dry_run)
+    return result, ObjectResult(ref, "created" if live is None else "configured", taken_over)
+
+
+def _apply(state: DeployState, step: str, planned: list[Planned]) -> None:
+    """Reconcile ``planned`` in order; one line per chart, under ``step``."""
+    by_chart: dict[str, list[str]] = {}
+    for item in planned:
+        desired = state.instead.get(item.ref, item.manifest)
+        state.applied[item.ref], result = _reconcile(state, desired, item.ref)
+        if result is not None:
+            state.report.objects.append(result)
+            by_chart.setdefault(item.chart, []).append(str(result) + state.suffix)
+        elif str(item.ref) in state.report.diffs:
+            by_chart.setdefault(item.chart, []).append(f"would change {item.ref}")
+        else:
+            by_chart.setdefault(item.chart, [])
+    for chart, lines in by_chart.items():
+        state.out(f"[{step}] {chart}: " + (", ".join(lines) or "no changes"))
+
+
+def apply_services(state: DeployState) -> None:
+    """Step 5: the parent widened first (an interrupted run leaks nothing), then up to kube-dns-upstream."""
+    recorded_kinds, recorded_namespaces = ApplySet.recorded(state.live.get(state.applyset.ref))
+    _write_parent(state, state.kinds | recorded_kinds, state.namespaces | recorded_namespaces)
+    _apply(state, "5/7", state.planned[: state.split])
+    state.upstream = _wait_for_upstream_ip(state, ObjectRef.of(state.component.upstream_service))
+
+
+def _wait_for_upstream_ip(state: DeployState, ref: ObjectRef) -> Manifest:
+    """Poll kube-dns-upstream ``ref`` until it has its ClusterIP (not with a dry run or a diff)."""
+    if state.options.dry_run or state.options.diff:
+        state.out(f"[5/7] {ref} ClusterIP: not waited for{state.suffix or ' (diff)'}")
+        return state.applied[ref]
+    service: list[Manifest | None] = [state.applied[ref]]
+
+    def poll(_: float) -> Poll:
+        if service[0] is None or not service[0].get("spec", {}).get("clusterIP"):
+            service[0] = state.session.kube.get(ref)
+        return Poll(done=bool(service[0] and service[0].get("spec", {}).get("clusterIP")))
+
+    timeout = state.options.cluster_ip_timeout
+    waited = wait_for(
+        poll,
+        interval=state.options.poll_interval,
+        timeout=timeout,
+        timed_out=lambda _: WaitTimeoutError(f"{ref} got no ClusterIP within {timeout:g}s"),
+    )
+    found = service[0]
+    assert found is not None
+    state.out(f"[5/7] {ref} ClusterIP: {found['spec']['clusterIP']} (waited {waited:.1f}s)")
+    return found
+
+
+def apply_rest(state: DeployState) -> None:
+    """Step 6: everything after kube-dns-upstream's chart, in the app's order."""
+    if state.planned[state.split :]:
+        _apply(state, "6/7", state.planned[state.split :])
+
+
+def restart(state: DeployState) -> None:
+    """Step 7: a restart when the cluster shows node-cache pods that lack an address."""
+    ref = ObjectRef.of(state.component.daemon_set)
+    decision = Restart(
+        state.session.kube,
+        ref,
+        state.component.pod_selector,
+        timeout=state.options.restart_timeout,
+        dry_run=state.options.dry_run,
+        out=state.out,
+    )
+    kube_dns = state.live.get(KUBE_DNS) if state.component.portable else None
+    state.report.restarted = decision.run(state.applied.get(ref), state.upstream, kube_dns, preview=state.options.diff)
+
+
+def follow(state: DeployState) -> None:
+    """With ``wait``: follow the DaemonSet's rollout to its end."""
+    if not state.options.wait:
+        return
+    state.report.rollout = follow_rollout(
+        state.session.kube,
+        ObjectRef.of(state.component.daemon_set),
+        state.progress,
+        stall_after=state.options.stall_after,
+        poll_interval=state.options.rollout_poll_interval,
+    )
+
+
+def prune(state: DeployState) -> None:
+    """Delete what the app no longer defines; narrow the parent to the app's set.
+
+    Never an object another field manager also owns. An object the node-cache pods may
+    still use (a workload or Services object) waits while the DaemonSet's rollout runs:
+    old pods mount the old ConfigMaps until they are replaced.
+    """
+    rolling = _rolling(state)
+    kept: list[str] = []
+    for item in reversed(state.stale):
+        if item.others:
+            kept.append(f"{item.ref} (also owned by {', '.join(item.others)})")
+            continue
+        if rolling and _phase(item.live) in ("services", "workload"):
+            kept.append(f"{item.ref} (until the rollout completes: rerun, or deploy --wait)")
+            continue
+        if not state.options.diff:
+            state.session.kube.delete(item.ref, uid=item.live["metadata"].get("uid"), dry_run=state.options.dry_run)
+        state.report.pruned.append(item.ref)
+        state.report.objects.append(ObjectResult(item.ref, "pruned"))
+    if not kept:
+        _write_parent(state, state.kinds, state.namespaces)
+    if state.stale:
+        verb = "would prune" if state.options.diff else "pruned"
+        line = f"[prune] {verb}: {', '.join(str(r) for r in state.report.pruned) or 'nothing'}{state.suffix}"
+        state.out(line + (f"; kept: {', '.join(kept)}" if kept else ""))
+
+
+def _rolling(state: DeployState) -> bool:
+    if state.options.diff or state.report.rollout is not None:
+        return False
+    ref = ObjectRef.of(state.component.daemon_set)
+    live = state.applied.get(ref) or state.session.kube.get(ref)
+    return live is not None and not RolloutStatus.of(live).complete
+
+
+def deploy_steps(guard: Step = refuse_cutover) -> tuple[Step, ...]:
+    """A deploy's steps in order, with ``guard`` judging the cutover that ``precondition`` read."""
+    return (
+        check_app,
+        precondition,
+        guard,
+        report_cluster_ip,
+        plan,
+        apply_services,
+        apply_rest,
+        restart,
+        follow,
+        prune,
+    )
+
+
+DEPLOY_STEPS: Final = deploy_steps()
+"""A plain deploy's steps, in order: one function each."""
+
+
+def run_steps(state: DeployState, steps: tuple[Step, ...] = DEPLOY_STEPS) -> DeployReport:
+    """Take ``steps`` in order on ``state``; its report."""
+    for step in steps:
+        step(state)
+    return state.report
+
+
+def _phase(live: Manifest) -> str | None:
+    role = role_of(live)
+    return ROLES[role].phase if isinstance(role, Role) else None
+
+
+def _services_phase(planned: list[Planned], component: Component) -> int:
+    """How many planned objects step 5 applies: through the end of kube-dns-upstream's chart, never the DaemonSet.
+
+    The spec applies the Services, waits for the ClusterIP, then the rest; a chart holding
+    the Service and the DaemonSet both is split just before the DaemonSet.
+    """
+    upstream, daemon_set = ObjectRef.of(component.upstream_service), ObjectRef.of(component.daemon_set)
+    index = next(i for i, item in enumerate(planned) if item.ref == upstream)
+    chart = planned[index].chart
+    end = index + 1
+    while end < len(planned) and planned[end].chart == chart and planned[end].ref != daemon_set:
+        end += 1
+    return end
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
