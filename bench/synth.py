@@ -3,11 +3,19 @@
 Cases, each a fresh subprocess timed end to end (median of ``--runs`` after one warm-up),
 interleaved run by run so that load on the machine hits every case alike:
 
-- ``python main.py``: the synth, written to a temporary ``CDK8S_OUTDIR``;
+- ``python main.py``: the synth, written to a temporary ``CDK8S_OUTDIR``, on the Node.js
+  first on ``PATH`` (``make bench`` puts 24 there), with jsii's package cache warm (jsii's
+  default: the assemblies extracted once into ``~/.cache/aws/jsii/package-cache``, with the
+  runtime index of jsii 1.136 and later);
+- the same with the package cache off (``JSII_RUNTIME_PACKAGE_CACHE=disabled``: every
+  assembly extracted from its tarball at each start), and on each other Node.js line found
+  (``.cache/node/22``, and the machine's own ``node`` when it is another line);
 - PyYAML floor: Python start-up plus loading the committed ``dist/*.yaml`` with
   ``yaml.safe_load_all`` and dumping them to a temporary directory (the cost of producing
   the same output with no cdk8s at all);
-- jsii floor: ``python -c "import cdk8s"`` (Python start-up plus the jsii Node runtime).
+- jsii floor: ``python -c "import cdk8s"`` (Python start-up plus the jsii Node runtime), and
+  the same with cdk8s-plus-28 loaded too (the assembly of the typed Kubernetes classes the
+  constructs use): what loading it lazily could save at most.
 
 Prints a markdown table with each case's ratio to the PyYAML floor, then PASS or FAIL for
 ``python main.py`` by its ratio to the jsii floor measured in the same run (never by an
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -110,17 +119,48 @@ def measure(to_time: Sequence[Case], runs: int, scratch: Path) -> list[Result]:
     return [Result(case, tuple(times)) for case, times in zip(to_time, seconds, strict=True)]
 
 
+def _node_lines() -> list[tuple[str, str]]:
+    """Other Node.js lines to synthesize on: (label, the directory of their ``node``), the first on PATH excluded."""
+    first = shutil.which("node")
+    found: list[tuple[str, str]] = []
+    seen = {_major(first)} if first else set()
+    candidates = [str(REPO_ROOT / ".cache" / "node" / "22" / "bin" / "node"), "/usr/bin/node", "/usr/local/bin/node"]
+    for node in candidates:
+        major = _major(node) if os.access(node, os.X_OK) else None
+        if major is not None and major not in seen:
+            seen.add(major)
+            found.append((f"Node.js {major}", str(Path(node).parent)))
+    return found
+
+
+def _major(node: str | None) -> str | None:
+    if node is None:
+        return None
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip().removeprefix("v").split(".")[0] if done.returncode == 0 else None
+
+
 def cases(python: str) -> list[Case]:
-    """The synth and its two floors, all run with ``python``."""
-    return [
-        Case("python main.py", (python, "main.py"), sets_outdir=True),
-        Case("PyYAML floor", (python, "-c", _PYYAML_ROUND_TRIP, str(REPO_ROOT / "dist"), "{out}")),
-        # Silenced like main.py (constructs_nld does it), so the floor does not pay for the banner.
+    """The synth, its variants, and its floors, all run with ``python``: the synth first, the floors last."""
+    on_path = _major(shutil.which("node"))
+    synth = (python, "main.py")
+    variants = [
+        Case(f"python main.py (Node.js {on_path}, package cache warm)", synth, sets_outdir=True),
         Case(
-            "jsii floor (import cdk8s)",
-            (python, "-c", "import cdk8s"),
-            extra_env=(("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20"),),
+            "python main.py, jsii package cache off",
+            synth,
+            sets_outdir=True,
+            extra_env=(("JSII_RUNTIME_PACKAGE_CACHE", "disabled"),),
         ),
+    ]
+    for label, directory in _node_lines():
+        path = os.pathsep.join((directory, os.environ.get("PATH", "")))
+        variants.append(Case(f"python main.py on {label}", synth, sets_outdir=True, extra_env=(("PATH", path),)))
+    return [
+        *variants,
+        Case("jsii floor + cdk8s-plus-28", (python, "-c", "import cdk8s, cdk8s_plus_28")),
+        Case("PyYAML floor", (python, "-c", _PYYAML_ROUND_TRIP, str(REPO_ROOT / "dist"), "{out}")),
+        Case("jsii floor (import cdk8s)", (python, "-c", "import cdk8s")),
     ]
 
 
@@ -162,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="nld-bench-") as tmp:
         scratch = Path(tmp)
         results = measure(cases(args.python), args.runs, scratch)
-    synth, floor, jsii = results
+    synth, floor, jsii = results[0], results[-2], results[-1]
     print(table(results, floor))
     print()
     ratio = synth.median / jsii.median

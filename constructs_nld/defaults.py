@@ -80,6 +80,7 @@ __all__ = [
     "MONITORING_GROUP",
     "MONITORING_LABELS",
     "NAMESPACE",
+    "NODE_SUPPORTED",
     "NODE_CACHE_APP_LABEL",
     "NODE_CACHE_CAPABILITIES",
     "NODE_CACHE_CAPABILITIES_WITHOUT_RULES",
@@ -269,6 +270,11 @@ TARGET_DOWN_ALERT_FOR: Final = "10m"
 TARGET_DOWN_ALERT_SEVERITY: Final = "warning"
 ALERT_ROUTING_LABELS: Final = {"team": "pytorch-dev-infra", "priority": "P3"}
 """Labels production's alerts carry beside ``severity``, for Alertmanager routing."""
+
+# --- the runtimes the library is supported and tested on ----------------------------------
+NODE_SUPPORTED: Final = (22, 24)
+"""The Node.js lines jsii supports (its support of 20 ended on 2026-10-30): cdk8s runs its constructs in
+jsii's Node.js process. The suite runs on 24, and the unit and snapshot tests on 22 too."""
 
 # --- the deploy CLI (constructs_nld.deploy) ------------------------------------------------
 DEPLOY_TIMEOUT: Final = 30.0

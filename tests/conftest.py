@@ -38,7 +38,7 @@ settings.register_profile(
 settings.load_profile("ci")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-WHEELHOUSE = REPO_ROOT / ".cache" / "wheelhouse"
+WHEELHOUSE = REPO_ROOT / ".cache" / "wheelhouse" / f"{sys.version_info.major}.{sys.version_info.minor}"
 """The package's dependencies and build backend as wheels (``make setup``): fresh venvs install offline."""
 """The repository: ``tests/`` sits at its top level."""
 

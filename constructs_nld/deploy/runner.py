@@ -3,7 +3,8 @@
 For an :class:`~constructs_nld.deploy.options.Invocation` it:
 
 1. reads the app's command (``cdk8s.yaml``, or ``--app``) and the command's registry entry
-   (:mod:`constructs_nld.deploy.commands`);
+   (:mod:`constructs_nld.deploy.commands`), and says in one line when the app's synth would run
+   on a Node.js jsii does not support (:mod:`constructs_nld.nodejs`);
 2. selects the targets (:mod:`constructs_nld.deploy.targets`) and refuses what does not fit
    them (``--waves`` for one cluster, ``cutover`` across several, a soak without Prometheus);
 3. connects to each: with several clusters, every one's credentials are tried before any is
@@ -21,6 +22,7 @@ writes anything.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -39,6 +41,7 @@ from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
 from constructs_nld.deploy.session import open_session
 from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.targets import Target, select
+from constructs_nld.nodejs import node_version, node_warning
 from constructs_nld.roles import Role, role_labels
 
 __all__ = ["connect", "run"]
@@ -133,6 +136,9 @@ def run(
         raise TypeError(f"{invocation.command}: takes {command.options.__name__}, got {invocation.options!r}")
     options = invocation.options
     read = command.read(options)
+    warning = node_warning(node_version(os.environ))  # the app's synth runs on it: said once, not per cluster
+    if warning is not None:
+        write_error(warning)
     try:
         app = AppCommand.from_project(command=invocation.app)
         targets = select(invocation.selection, invocation.connection.kubeconfig, needs_cluster=read != "offline")

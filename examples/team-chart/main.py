@@ -10,7 +10,7 @@ import os
 
 from constructs_nld import NodeLocalDNS, NodeLocalDNSProps, Toleration, default_tolerations, props_from_environment
 
-# cdk8s and cdk8s-plus as the library loads them: jsii's Node 20 end-of-life banner silenced.
+# cdk8s and cdk8s-plus as the library loads them, after its one-line check of the Node.js jsii runs.
 from constructs_nld.runtime import cdk8s, k8s
 
 app = cdk8s.App()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ def _environment(**overrides: str) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("KUBE_DNS_CLUSTER_IP", "CDK8S_OUTDIR") and not key.startswith("JSII_SILENCE_")
+        if key not in ("KUBE_DNS_CLUSTER_IP", "CDK8S_OUTDIR") and not key.startswith("JSII_")
     }
     env.update(overrides)
     return env
@@ -252,12 +253,12 @@ def test_cdk8s_synth_writes_the_same_bytes_as_python_main(preview_run: Run, repo
 
 @pytest.fixture
 def project(repo_root: Path, tmp_path: Path) -> Path:
-    """A copy of this project's app, sharing the repo's .venv and node_modules, with a committed dist/."""
+    """A copy of this project's app, sharing the tests' venv and the repo's node_modules, with a committed dist/."""
     for name in ("main.py", "cdk8s.yaml", ".npmrc", "package.json", "tools/cdk8s-no-upgrade-check.cjs"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes((repo_root / name).read_bytes())
-    for name in (".venv", "node_modules"):
-        (tmp_path / name).symlink_to(repo_root / name)
+    (tmp_path / ".venv").symlink_to(sys.prefix)  # the venv running the tests, whichever Python it is
+    (tmp_path / "node_modules").symlink_to(repo_root / "node_modules")
     (tmp_path / "dist").mkdir()
     for path in (repo_root / "dist").iterdir():
         (tmp_path / "dist" / path.name).write_bytes(path.read_bytes())
@@ -269,10 +270,12 @@ def _dist(project: Path) -> dict[str, bytes]:
 
 
 def _bare_environment(**overrides: str) -> dict[str, str]:
-    """A shell with no venv activated and no cdk8s options set."""
+    """A shell with no venv activated and no cdk8s options set, on the supported Node.js the suite runs."""
     env = _environment(**overrides)
     env.pop("VIRTUAL_ENV", None)
-    env["PATH"] = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin"))
+    node = shutil.which("node")
+    assert node is not None, "the suite needs Node.js on PATH (make test installs it)"
+    env["PATH"] = os.pathsep.join((str(Path(node).parent), "/usr/local/bin", "/usr/bin", "/bin"))
     return {k: v for k, v in env.items() if not k.startswith("CDK8S_")} | overrides
 
 
