@@ -24,12 +24,11 @@ NODE_DIR := .cache/node
 # each of PYTHON_MATRIX, from pyenv, in venvs under .cache/python/.
 PYTHON_MATRIX := 3.12 3.13
 PYENV_ROOT ?= $(HOME)/.pyenv
-MACHINE_PATH := $(PATH)
 export PATH := $(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/bin:$(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup node system binaries synth imports readme docs screenshots lint test runtimes runtimes-setup flake fuzz bench clean
+.PHONY: help setup node system binaries synth imports readme docs screenshots lint test runtimes runtimes-setup prepare flake fuzz bench clean
 
 help:
 	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
@@ -56,12 +55,12 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.runtime
 
 node: $(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/.done
 $(NODE_DIR)/%/.done: Makefile tools/node.sh
-	@PATH='$(MACHINE_PATH)' bash tools/node.sh $(filter $*.%,$(NODE_VERSION) $(NODE_OLDER_VERSION)) $(NODE_DIR)/$* \
+	@bash tools/node.sh $(filter $*.%,$(NODE_VERSION) $(NODE_OLDER_VERSION)) $(NODE_DIR)/$* \
 		$(if $(filter $*.%,$(NODE_VERSION)),at-least,exactly)
 	touch $@
 
 # A venv per Python of PYTHON_MATRIX, with the test extra, for the unit and snapshot tests.
-.cache/python/%/.installed: pyproject.toml
+.cache/python/%/.installed: pyproject.toml | $(VENV)/.installed
 	@python=$$(ls -d $(PYENV_ROOT)/versions/$*.*/bin/python$* 2>/dev/null | sort -V | tail -n 1); \
 	if [ -z "$$python" ]; then echo "no Python $* under $(PYENV_ROOT)/versions: pyenv install $*" >&2; exit 1; fi; \
 	echo "Python $*: $$python"; rm -rf .cache/python/$*; $$python -m venv .cache/python/$*
@@ -157,26 +156,32 @@ SIM_PATHS := tests/integration/test_cutover.py
 # LOAD_PATHS: the throttled API server (Priority and Fairness), mostly waiting out Retry-After, beside the
 # other data-plane modules.
 LOAD_PATHS := tests/integration/test_throttling.py
-test: setup system binaries lint runtimes-setup
+# Everything the suite needs, set up side by side: pip, npm and apt wait on the network while the
+# Go builds keep the cores busy. One pip install at a time (they write the same egg-info).
+prepare:
+	@$(MAKE) --no-print-directory -j4 --output-sync=target setup system binaries runtimes-setup
+
+test: prepare lint
 	@mkdir -p .cache; \
 	$(PY) -m pytest $(E2E_HALF) $(SIM_PATHS) > .cache/e2e-half.log 2>&1 & half=$$!; \
 	$(PY) -m pytest tests/e2e $(addprefix --ignore=,$(E2E_HALF)) $(USER_PATHS) $(LOAD_PATHS) > .cache/e2e.log 2>&1 & e2e=$$!; \
 	$(PY) -m pytest --ignore=tests/e2e $(addprefix --ignore=,$(USER_PATHS) $(SIM_PATHS) $(LOAD_PATHS)); rest=$$?; \
-	$(MAKE) --no-print-directory runtimes; matrix=$$?; \
+	( $(RUNTIMES_TESTS) ); matrix=$$?; \
 	wait $$half; half_rc=$$?; wait $$e2e; e2e_rc=$$?; cat .cache/e2e-half.log .cache/e2e.log; \
 	for rc in $$rest $$matrix $$half_rc $$e2e_rc; do if [ $$rc -ne 0 ]; then exit $$rc; fi; done
 
 # The unit and snapshot tests (every synth among them) on the other supported runtimes: Python 3.12
 # on Node.js 22, Python 3.13 on Node.js 24.
 RUNTIME_PATHS := tests/unit tests/snapshot -p no:cacheprovider -q
+RUNTIMES_TESTS := echo "== Python 3.12, Node.js $(NODE_OLDER_VERSION)" && \
+	PATH=$(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_OLDER_VERSION)))/bin:$$PATH \
+	.cache/python/3.12/bin/python -m pytest $(RUNTIME_PATHS) && \
+	echo "== Python 3.13, Node.js $(NODE_VERSION)" && .cache/python/3.13/bin/python -m pytest $(RUNTIME_PATHS)
 runtimes-setup: $(addprefix .cache/python/,$(addsuffix /.installed,$(PYTHON_MATRIX))) \
 	$(addprefix $(WHEELHOUSES)/,$(addsuffix /.done,$(PYTHON_MATRIX))) \
 	$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_OLDER_VERSION)))/.done node
 runtimes: runtimes-setup
-	@echo "== Python 3.12, Node.js $(NODE_OLDER_VERSION)"; \
-	PATH=$(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_OLDER_VERSION)))/bin:$$PATH .cache/python/3.12/bin/python -m pytest $(RUNTIME_PATHS) || exit 1; \
-	echo "== Python 3.13, Node.js $(NODE_VERSION)"; \
-	.cache/python/3.13/bin/python -m pytest $(RUNTIME_PATHS)
+	@$(RUNTIMES_TESTS)
 
 # Chosen modules run RUNS times in a row, each run beside a load generator that holds one of the two
 # cores (LOAD=0: none), to find the tests that fail by chance: make flake MODULES="tests/e2e/test_kubelet.py".

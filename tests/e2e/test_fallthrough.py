@@ -286,7 +286,7 @@ def test_a_crash_loop_on_a_bad_corefile_keeps_the_node_resolving(node: RealNodeB
     old = deployed(node, FALLTHROUGH)
     old_containers = {node.container_id(old, name) for name in ("node-cache", "keeper")}
     load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=4000, timeout=RESOLVER_TIMEOUT)
-    time.sleep(1)
+    load.wait_answered(200)
     node.apply([_preview_config_map()])
     cluster_before = probes.cluster_requests(bed, proto="udp", zone="cluster.local.")
 
@@ -331,7 +331,7 @@ def test_a_graceful_stop_under_load_leaves_no_rule_behind(
     pod = deployed(node, props)
     containers = {name: node.container_id(pod, name) for name in ("node-cache", "keeper")}
     load = ResolverLoad(bed.pod, CLUSTER_IP, (NAME,), rate=200, count=2000, timeout=RESOLVER_TIMEOUT)
-    time.sleep(1.5)
+    load.wait_answered(300)
 
     with node.kept_log(pod["metadata"]["uid"], "keeper") as keeper_log, node.task_exits() as exits:
         sigterm = time.monotonic()

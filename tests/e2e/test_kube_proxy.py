@@ -124,7 +124,7 @@ def test_a_sigterm_hands_the_lookups_to_kube_proxy_and_kubelets_restart_takes_th
     pid = node.container_pid(node.node_cache_pod())
     udp = probes.cluster_requests(node.bed, proto="udp")
     load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, (NAME,), rate=200, count=2400)
-    time.sleep(2.0)
+    load.wait_answered(400)
 
     sigterm = time.monotonic()
     os.kill(pid, signal.SIGTERM)
@@ -164,7 +164,7 @@ def test_a_sigkill_black_holes_the_spec_mode_until_kubelet_restarts_it_and_falls
     node.wait_intercepting()
     pid = node.container_pid(node.node_cache_pod())
     load = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, (NAME,), rate=200, count=1600)
-    time.sleep(1.0)
+    load.wait_answered(200)
 
     os.kill(pid, signal.SIGKILL)
     node.wait_for("kubelet to restart node-cache", lambda: _restarts(node) >= 1, 60)

@@ -22,6 +22,7 @@ from tests.e2e import probes
 from tests.e2e.netns import NODE_LOCAL_DNS_IP, Namespace
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import RealNodeBed, environ, proc_status
+from tests.harness.clock import next_whole_second
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
 
@@ -201,7 +202,7 @@ def test_the_daemon_set_first_crash_loops_node_cache_without_its_upstream_and_de
     assert probes.node_cache_rules(node.bed.node) == ()
     # No rules, so the pod still resolves through kube-proxy and cluster CoreDNS.
     assert probes.dig(node.bed.pod, "kubernetes.default.svc.cluster.local").answers == ("fd00:ec2::1",)
-    time.sleep(1.1)
+    next_whole_second()
 
     redeployed = node.deploy(wait=True, stall_after=90)
 

@@ -98,6 +98,8 @@ def test_a_rolling_update_goes_node_by_node_and_the_real_nodes_keep_resolving(
     generation = first.rest.get(DAEMON_SET)
     assert generation is not None
     loads = [ResolverLoad(bed.bed.pod, bed.bed.ips.kube_dns, (NAME,), rate=100, count=3000) for bed in nodes]
+    for load in loads:
+        load.wait_answered(100)
 
     first.roll()
 

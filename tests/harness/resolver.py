@@ -6,9 +6,12 @@ DNS. dnsperf keeps a few sockets open and cannot show that. This load does.
 
 :class:`ResolverLoad` runs this module as a program inside a namespace (``python -m
 tests.harness.resolver``); the program sends ``rate`` lookups per second for ``count`` lookups,
-waits ``timeout`` seconds at most for each answer (one attempt, no retry) and writes one
-JSON document to ``--output``: per lookup its send time (``time.monotonic()``, shared by every process of
-the machine), its latency and its outcome. A lookup succeeds when the answer is NOERROR
+waits ``timeout`` seconds at most for each answer (one attempt, no retry), says on its
+output each time another :data:`PROGRESS` lookups have been answered (``answered 100``), so
+that a test waits for the load to be flowing rather than for time to pass
+(:meth:`ResolverLoad.wait_answered`), and at the end writes one JSON document to
+``--output``: per lookup its send time (``time.monotonic()``, shared by every process of the
+machine), its latency and its outcome. A lookup succeeds when the answer is NOERROR
 with at least one record; ``refused`` is an ICMP port unreachable (nothing listens where
 the query was delivered), ``timeout`` is no answer in time.
 """
@@ -19,6 +22,7 @@ import argparse
 import errno
 import json
 import random
+import re
 import resource
 import selectors
 import shutil
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.harness.process import Process
+from tests.harness.process import Process, wait_until
 
 if TYPE_CHECKING:
     from tests.e2e.netns import Namespace
@@ -42,6 +46,9 @@ __all__ = ["Lookup", "LoadResult", "ResolverLoad"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 4: "NOTIMP", 5: "REFUSED"}
 _AAAA = 28
+PROGRESS = 50
+"""Answered lookups between two ``answered N`` lines of the program."""
+_ANSWERED = re.compile(r"^answered (\d+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,22 @@ class ResolverLoad(Process):
         """The program, inside the namespace."""
         return self.namespace.argv(*self.command)
 
+    def answered(self) -> int:
+        """How many lookups have been answered so far, as the program last said (to :data:`PROGRESS`)."""
+        counts = _ANSWERED.findall(self.log)
+        return int(counts[-1]) if counts else 0
+
+    def wait_answered(self, count: int) -> None:
+        """Wait until ``count`` lookups (rounded up to :data:`PROGRESS`) were answered: the load is flowing."""
+        wanted = -(-count // PROGRESS) * PROGRESS
+        wait_until(
+            f"{wanted} lookups of the resolver load to be answered",
+            lambda: self.answered() >= wanted,
+            self.duration + self.timeout + 60,
+            watch=(self,),
+            detail=lambda: f"{self.answered()} answered",
+        )
+
     def result(self) -> LoadResult:
         """Wait for the last lookup to be answered or time out; return every lookup."""
         try:
@@ -182,7 +205,7 @@ def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: fl
     pending: dict[socket.socket, tuple[int, int, float]] = {}
     interval = 1 / rate
     start = time.monotonic()
-    sent = 0
+    sent = answered = 0
     while sent < count or pending:
         now = time.monotonic()
         while sent < count and now >= start + sent * interval:
@@ -215,6 +238,9 @@ def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: fl
             results[index] = [sent_at, time.monotonic() - sent_at, outcome]
             selector.unregister(ready)
             ready.close()
+            answered += 1
+            if answered % PROGRESS == 0:
+                print(f"answered {answered}", flush=True)
         now = time.monotonic()
         for sock, (index, _, sent_at) in list(pending.items()):
             if now - sent_at >= timeout:

@@ -9,7 +9,6 @@ are read from its own audit log.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from tests.controlplane import ControlPlane
 from tests.fleet import eks_fleet
+from tests.harness.clock import next_whole_second
 from tests.multicluster import merged_kubeconfig
 from tests.simcluster import SimulatedCluster
 
@@ -203,7 +203,7 @@ def test_verify_across_the_fleet_fails_on_the_cluster_whose_upstream_was_recreat
     assert upstream is not None
     rest.request("DELETE", UPSTREAM)
     fleet.sims["sim2"].wait_for("kube-dns-upstream to be deleted", lambda: rest.get(UPSTREAM) is None)
-    time.sleep(1.1)  # creationTimestamp has one-second resolution: the pods must be a second older
+    next_whole_second()  # the pods a second older
     spec = {k: v for k, v in upstream["spec"].items() if k not in ("clusterIP", "clusterIPs")}
     metadata = {k: upstream["metadata"][k] for k in ("name", "namespace", "labels")}
     rest.request(

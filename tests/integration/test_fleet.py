@@ -9,7 +9,6 @@ would show, and its checks are the production smoke test's conditions.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -32,6 +31,7 @@ from constructs_nld.deploy.errors import StalledError
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.props import default_tolerations
 from tests.fleet import eks_fleet, fleet_node
+from tests.harness.clock import next_whole_second
 from tests.simcluster import PodFate, SimulatedCluster
 
 POD_LABELS = {"k8s-app": "node-local-dns"}
@@ -189,7 +189,7 @@ def test_pods_older_than_a_recreated_upstream_service_fail_verify_and_a_deploy_r
     assert upstream is not None
     rest.request("DELETE", UPSTREAM)
     sim.wait_for("kube-dns-upstream to be deleted", lambda: rest.get(UPSTREAM) is None)
-    time.sleep(1.1)  # creationTimestamp has one-second resolution
+    next_whole_second()
     spec = {k: v for k, v in upstream["spec"].items() if k not in ("clusterIP", "clusterIPs")}
     metadata = {"name": "kube-dns-upstream", "namespace": "kube-system", "labels": upstream["metadata"]["labels"]}
     services = "/api/v1/namespaces/kube-system/services"

@@ -39,6 +39,7 @@ from constructs_nld.deploy import DeployOptions, deploy, load_client, open_sessi
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.faults import MATRIX, after_write
 from tests.fleet import fleet_node
+from tests.harness.clock import next_whole_second
 from tests.integration import rest
 from tests.simcluster import SimulatedCluster
 
@@ -79,7 +80,7 @@ def _pods_then_delete_upstream(cluster: ControlPlane) -> None:
     rest.delete(api, rest.PATHS["upstream"])
     for _ in range(100):
         if rest.get(api, rest.PATHS["upstream"]) is None:
-            time.sleep(1.1)  # creationTimestamp has one-second resolution: the new one is younger than every pod
+            next_whole_second()  # the new one younger than every pod
             return
         time.sleep(0.05)
     raise AssertionError("kube-dns-upstream was not deleted")

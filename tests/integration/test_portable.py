@@ -17,6 +17,7 @@ from kubernetes import client as k8s
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
 from tests.fleet import fleet_node
+from tests.harness.clock import next_whole_second
 from tests.integration import rest
 from tests.simcluster import SimulatedCluster
 
@@ -54,7 +55,7 @@ def recreate_kube_dns(api: k8s.ApiClient) -> None:
         if rest.get(api, rest.PATHS["kube-dns"]) is None:
             break
         time.sleep(0.05)
-    time.sleep(1.1)  # creationTimestamp has one-second resolution
+    next_whole_second()
     rest.create(
         api,
         "/api/v1/namespaces/kube-system/services",

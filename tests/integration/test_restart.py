@@ -8,7 +8,6 @@ Service recreated under running pods.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +18,7 @@ from constructs_nld import NodeLocalDNSProps
 from constructs_nld.deploy import DeployOptions, DeployReport, deploy, load_client, open_session, props_source
 from tests.deploysh import kubectl
 from tests.fleet import fleet_node
+from tests.harness.clock import next_whole_second
 from tests.simcluster import SimulatedCluster
 
 POD_LABELS = {"k8s-app": "node-local-dns"}
@@ -116,7 +116,7 @@ def test_a_daemon_set_applied_before_its_service_is_restarted(sim: SimulatedClus
     with_nodes(sim)
     kubectl(sim.control_plane, "apply", "-f", "-", input=synth_as_yaml(sim, "workload"))
     early = pods_ready(sim, 3)
-    time.sleep(1.1)  # creationTimestamp has one-second resolution
+    next_whole_second()
     kubectl(sim.control_plane, "apply", "-f", "-", input=synth_as_yaml(sim, "services"))
 
     deployed = run_deploy(sim, **WAIT)
@@ -137,7 +137,7 @@ def test_a_service_recreated_under_running_pods_restarts_them_once(sim: Simulate
     pods_ready(sim, 3)
     sim.control_plane.fixture_api().request("DELETE", UPSTREAM)
     sim.wait_for("kube-dns-upstream gone", lambda: sim.control_plane.fixture_api().get(UPSTREAM) is None)
-    time.sleep(1.1)
+    next_whole_second()
 
     deployed = run_deploy(sim, **WAIT)
 
@@ -155,7 +155,7 @@ def test_a_dry_run_of_a_needed_restart_persists_nothing(sim: SimulatedCluster) -
     sim.control_plane.fixture_api().request("DELETE", UPSTREAM)
     sim.wait_for("kube-dns-upstream gone", lambda: sim.control_plane.fixture_api().get(UPSTREAM) is None)
     # Timestamps have whole seconds: the pods must be a second older than the Service to come.
-    time.sleep(1.1)
+    next_whole_second()
     mark = sim.control_plane.audit_mark()
 
     deployed = run_deploy(sim, dry_run=True)
@@ -184,7 +184,7 @@ def test_portable_pods_older_than_a_recreated_kube_dns_are_restarted(sim: Simula
     assert kube_dns is not None
     rest.request("DELETE", KUBE_DNS)
     sim.wait_for("kube-dns gone", lambda: rest.get(KUBE_DNS) is None)
-    time.sleep(1.1)
+    next_whole_second()
     spec = {k: v for k, v in kube_dns["spec"].items() if k not in ("clusterIP", "clusterIPs")}
     rest.request(
         "POST",

@@ -12,6 +12,7 @@ scheduler put a pod on the team's tainted node only because the app tolerates it
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
@@ -91,7 +92,9 @@ def write_app(directory: Path, *, extra_toleration: bool) -> None:
 def run_cli(python: Path, project: Path, cluster: ControlPlane, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m constructs_nld.deploy ARGS`` from the project, with no venv activated."""
     env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "KUBE_DNS_CLUSTER_IP")}
-    env["PATH"] = "/usr/bin:/bin"
+    node = shutil.which("node")
+    assert node is not None, "the suite needs Node.js on PATH (make test installs it)"
+    env["PATH"] = f"{Path(node).parent}:/usr/bin:/bin"  # no venv, and the supported Node.js a user installs
     return subprocess.run(
         [str(python), "-m", "constructs_nld.deploy", "--kubeconfig", str(cluster.kubeconfig_path), *args],
         cwd=project,
