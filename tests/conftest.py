@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 import subprocess
 import sys
@@ -12,9 +13,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-# pytest loads this file before any test module, so constructs_nld is imported before
-# cdk8s: its __init__ silences jsii's Node 20 banner, printed when jsii first loads.
 from constructs_nld import NodeLocalDNSProps, synthesize
+from constructs_nld.nodejs import node_version, node_warning
+
+_SUITE_NODE = Path(__file__).resolve().parent.parent / ".cache" / "node" / "24" / "bin"
+if (_SUITE_NODE / "node").exists() and node_warning(node_version(os.environ)) is not None:
+    # The suite runs on a supported Node.js (`make node` puts 24 here when the machine's is older),
+    # whether pytest is started by make or by hand: every synth and subprocess of a test finds it first.
+    os.environ["PATH"] = os.pathsep.join((str(_SUITE_NODE), os.environ.get("PATH", "")))
 
 # The oracle's profiles (tests/integration/test_oracle.py). "ci", the default, is bounded
 # and derandomized: the same 500 examples per test on every run, about 20 s in all. "fuzz"
