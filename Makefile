@@ -31,13 +31,14 @@ CDK8S := cdk8s --check-upgrade false
 .PHONY: help setup node system binaries synth imports readme docs screenshots lint test runtimes runtimes-setup prepare flake fuzz bench clean
 
 help:
-	@echo "make synth   set up, then synthesize the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
-	@echo "make test    set up (Python, npm, Debian packages, Go builds), lint, run every test suite"
+	@echo "make synth   what a synth needs (runtime dependencies, Node.js 24), then the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
+	@echo "make test    set up (Python, Node.js, npm, Debian packages, Go builds, side by side), lint, run every test suite"
+	@echo "make runtimes  the unit and snapshot tests on Python 3.12 with Node.js 22 and Python 3.13 with Node.js 24"
 	@echo "make flake   chosen modules RUNS times under a CPU load: make flake MODULES=tests/e2e/test_kubelet.py RUNS=5"
 	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
-	@echo "make readme  regenerate the README's tables (props, exit codes) from the code"
+	@echo "make readme  regenerate the generated regions of the README and docs/ (props, exit codes, checks, layout)"
 	@echo "make docs    build the documentation site and API reference into .cache/site (make docs SITE=DIR: elsewhere)"
 	@echo "make screenshots  build the site, then screenshot its home and props pages into docs/screenshots/"
 

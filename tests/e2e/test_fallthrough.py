@@ -580,13 +580,19 @@ def test_node_cache_needs_net_admin_for_its_rules_and_its_interface(node: RealNo
     pod = deployed(node, NodeLocalDNSProps(privileged=False), change=without_net_admin, intercepting=False)
     uid = pod["metadata"]["uid"]
     node.wait_for("node-cache to try its interface", lambda: "nodelocaldns" in node.container_log(uid), 30)
-    time.sleep(2)
+    expected = {"iptables", "interface_add", "interface_check"}
 
-    errors = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics").series(
-        "coredns_nodecache_setup_errors_total"
-    )
+    def failed_setups() -> set[str]:
+        try:
+            metrics = probes.scrape(bed.cluster_dns, f"http://[{NODE_IP}]:9353/metrics")
+        except RuntimeError:  # its metrics server not listening yet
+            return set()
+        return {s.labels["errortype"] for s in metrics.series("coredns_nodecache_setup_errors_total") if s.value > 0}
+
+    node.wait_for("node-cache to count its failed setups", lambda: failed_setups() >= expected, 30)
+
     assert probes.node_cache_rules(bed.node) == ()
-    assert {s.labels["errortype"] for s in errors if s.value > 0} == {"iptables", "interface_add", "interface_check"}
+    assert failed_setups() == expected
     # The kernel refuses the dummy interface for want of the capability ...
     assert "Failed to add non-existent interface nodelocaldns: operation not permitted" in node.container_log(uid)
     node.reset()

@@ -32,7 +32,7 @@ from constructs_nld import NodeLocalDNSProps, synthesize
 from constructs_nld.deploy.promapi import Series
 from tests.controlplane import REPO_ROOT
 from tests.e2e import probes
-from tests.e2e.monitoring import MonitoringStack
+from tests.e2e.monitoring import COREDNS_JOB, KSM_JOB, MonitoringStack
 from tests.e2e.netns import Testbed, require_root
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import NODE_NAME, SERVED_NAMES, RealNodeBed, kubectl_objects, real_node
@@ -118,7 +118,7 @@ def day(tmp_path_factory: pytest.TempPathFactory, images: list[ImageArchive]) ->
         try:
             stack.cluster_pods()
             stack.wait_scraped("monitoring/coredns", 1)
-            time.sleep(BASELINE_SECONDS)
+            prometheus.wait_scrapes(COREDNS_JOB, round(BASELINE_SECONDS / SCRAPE))
             began = time.time()
             node.deploy(PROPS, wait=True, stall_after=60)
             node.wait_intercepting()
@@ -217,7 +217,9 @@ def test_setup_errors_come_from_9353_and_no_series_is_ingested_twice(day: Day) -
 
 # ------------------------------------------------------- a quiet day, with a rollout ---
 def test_no_alert_is_pending_or_firing_while_node_cache_is_healthy(day: Day) -> None:
-    time.sleep(10 + 3 * SCRAPE)  # longer than every alert's pending period, several evaluations
+    # Several scrapes of node-cache, then an evaluation of every rule on what they brought.
+    day.prometheus.wait_scrapes(JOB, 3)
+    day.prometheus.wait_evaluated(time.time())
 
     assert day.prometheus.alerts() == []
 
@@ -227,7 +229,9 @@ def test_the_soak_passes_on_the_live_scrape_after_a_rollout(day: Day) -> None:
     day.node.roll()  # kubectl rollout restart: the DaemonSet controller and kubelet replace the pod
     day.node.wait_for("the old pod to be gone", lambda: old not in {p["metadata"]["uid"] for p in day.node.pods()})
     day.node.wait_intercepting()
-    time.sleep(3 * SCRAPE)
+    # The rollout's end in the series the soak reads: node-cache's and kube-state-metrics'.
+    day.prometheus.wait_scrapes(JOB, 3)
+    day.prometheus.wait_scrapes(KSM_JOB, 3)
 
     done = run_soak(day)
 
@@ -328,7 +332,7 @@ def test_every_dashboard_panel_returns_data(day: Day, tmp_path: Path) -> None:
         "forward errors scraped",
         lambda: bool(day.prometheus.api.query(f'coredns_proxy_healthcheck_failures_total{{job="{JOB}"}}')),
     )
-    time.sleep(4 * SCRAPE)
+    day.prometheus.wait_scrapes(JOB, 4)
     end = time.time()
     start = day.node_cache_from - BASELINE_SECONDS
 

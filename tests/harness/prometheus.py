@@ -18,10 +18,12 @@ how to get it; nothing is skipped.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
@@ -151,12 +153,45 @@ class Prometheus(Process):
         """Poll ``check`` until true while the server runs; return the seconds it took, or fail naming ``what``."""
         return wait_until(what, check, timeout, interval, watch=(self,))
 
+    def _data(self, path: str) -> Any:
+        """The ``data`` of one answer of the HTTP API."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+        with opener.open(f"{self.api.url}{path}", timeout=30) as response:
+            return json.loads(response.read())["data"]
+
     def alerts(self) -> list[dict[str, Any]]:
         """Active alerts (pending and firing), as ``/api/v1/alerts`` lists them."""
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
-        with opener.open(f"{self.api.url}/api/v1/alerts", timeout=30) as response:
-            body = json.loads(response.read())
-        return list(body["data"]["alerts"])
+        return list(self._data("/api/v1/alerts")["alerts"])
+
+    def last_scrapes(self, job: str) -> dict[str, str]:
+        """When each active target of ``job`` was last scraped (its ``lastScrape``), by scrape URL."""
+        targets = self._data("/api/v1/targets?state=active")["activeTargets"]
+        return {t["scrapeUrl"]: t["lastScrape"] for t in targets if t["labels"].get("job") == job}
+
+    def wait_scrapes(self, job: str, count: int, timeout: float = 120) -> None:
+        """Wait until every target of ``job`` has been scraped ``count`` more times from now.
+
+        The event a test needs before it reads what the scrapes bring (a baseline, a rollout's
+        series): counted from Prometheus' own record of its scrapes, whatever the machine's load
+        does to their timing.
+        """
+        seen: dict[str, set[str]] = {}
+
+        def scraped() -> bool:
+            for url, last in self.last_scrapes(job).items():
+                seen.setdefault(url, {last}).add(last)
+            return bool(seen) and all(len(times) > count for times in seen.values())
+
+        self.wait_for(f"{count} more scrapes of {job}", scraped, timeout, interval=0.5)
+
+    def wait_evaluated(self, after: float, timeout: float = 120) -> None:
+        """Wait until every rule group has been evaluated after the Unix time ``after``."""
+
+        def evaluated() -> bool:
+            groups = self._data("/api/v1/rules")["groups"]
+            return bool(groups) and all(_unix(group["lastEvaluation"]) > after for group in groups)
+
+        self.wait_for("every rule group evaluated", evaluated, timeout, interval=0.5)
 
     def firing(self) -> dict[str, list[dict[str, str]]]:
         """Firing alerts by name: each one's labels."""
@@ -165,3 +200,9 @@ class Prometheus(Process):
             if alert["state"] == "firing":
                 alerts.setdefault(alert["labels"]["alertname"], []).append(dict(alert["labels"]))
         return alerts
+
+
+def _unix(rfc3339: str) -> float:
+    """Unix time of the API's RFC 3339 timestamps (nanoseconds cut to what ``datetime`` holds)."""
+    text = re.sub(r"(\.\d{6})\d+", r"\1", rfc3339).replace("Z", "+00:00")
+    return datetime.fromisoformat(text).timestamp()
