@@ -330,6 +330,13 @@ FLEET_PARALLEL: Final = 4
 but first synthesizes the app (about a second of CPU): 4 keeps a 2-core CI runner busy without queueing
 synths behind each other, and keeps 4 rollouts' output readable."""
 
+# --- annotations the tool writes itself ---------------------------------------------------------
+RESTART_ANNOTATION: Final = "kubectl.kubernetes.io/restartedAt"
+"""The pod-template annotation ``kubectl rollout restart`` sets, as deploy's restarts do; changing it rolls the pods."""
+TOOL_ANNOTATION_PREFIXES: Final = ("nodelocaldns.constructs-nld.io/", "nodelocaldns.osdc/")
+"""The annotation prefixes the tool writes under (the cutover's state, the restarts' records). The app may
+not set keys under them, nor :data:`RESTART_ANNOTATION`: a value in the template would fight the tool's own."""
+
 # --- the staged cutover (deploy.py cutover; not in the spec: issue 22) ----------------------
 CUTOVER_ANNOTATION: Final = "nodelocaldns.constructs-nld.io/cutover"
 """The DaemonSet annotation holding a cutover's state (JSON), so that any machine can continue it."""

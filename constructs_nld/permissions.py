@@ -24,7 +24,9 @@ the app uses:
   cluster's nodes (the taints the DaemonSet must tolerate) and on every PrometheusRule (no
   rule may query a metric that does not exist).
 - ``cutover``: ``deploy``'s (``promote`` is a deploy), ``delete`` on the pods (``start``
-  replaces the canary's) and ``list`` on the nodes (the canary is chosen among them).
+  replaces the canary's), ``list`` on the nodes (the canary is chosen among them) and ``get``
+  on the ControllerRevisions of the component's namespace (``rollback`` puts back the template
+  the DaemonSet controller recorded).
 
 A cluster-scoped object of the app (a team's Namespace) gets its verbs cluster-wide. Pure
 code: the CLI imports it without cdk8s.
@@ -208,6 +210,7 @@ def rules(
                 grant(None, resource.group, resource.plural, verbs)
     if command == "cutover":
         grant(None, "", "nodes", ("list",))
+        grant(namespace, "apps", "controllerrevisions", ("get",))
     grant(namespace, "", "pods", _POD_VERBS[command])
     return tuple(
         sorted(

@@ -18,7 +18,7 @@ from typing import Any, Final
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.kube import KubeClient
 
-__all__ = ["MATRIX", "WRITE_METHODS", "after_write"]
+__all__ = ["MATRIX", "WRITE_METHODS", "after_write", "before_apply_of"]
 
 WRITE_METHODS: Final = ("apply", "merge_patch", "json_patch")
 """Every KubeClient method that writes; with ``dry_run=True`` they write nothing."""
@@ -57,6 +57,29 @@ def after_write(k: int, action: Callable[[], None], methods: tuple[str, ...] = W
     finally:
         for name, original in originals.items():
             setattr(KubeClient, name, original)
+
+
+@contextlib.contextmanager
+def before_apply_of(kind: str, action: Callable[[], None]) -> Iterator[None]:
+    """Within the block, run ``action`` once, right before the first real server-side apply of a ``kind``.
+
+    Between a command's reads and its write of that object: what another run does there
+    (a ``cutover start`` between a deploy's read of the DaemonSet and its write).
+    """
+    original = KubeClient.apply
+    fired: list[bool] = []
+
+    def apply(self: KubeClient, manifest: Any, **kwargs: Any) -> Any:
+        if manifest.get("kind") == kind and not kwargs.get("dry_run") and not fired:
+            fired.append(True)
+            action()
+        return original(self, manifest, **kwargs)
+
+    KubeClient.apply = apply  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        KubeClient.apply = original  # type: ignore[method-assign]
 
 
 def _kill_self() -> None:

@@ -12,6 +12,15 @@ to change a set another tool manages, and the deploy refuses one kubectl manages
 As kubectl does, the parent is widened to the union of the old and the new kinds and
 namespaces before anything is applied, so an interrupted deploy leaks nothing, and
 narrowed to the new set once pruning is done.
+
+The label alone says nothing of who applied an object: anyone who may patch one can copy the
+set's public id onto it. An object is pruned only when this tool's server-side apply owns its
+``part-of`` label: the API server's own record of who applied what (``managedFields``, an
+``Apply`` entry of :data:`~constructs_nld.deploy.kube.FIELD_MANAGER`), which a ``kubectl
+label``, an edit, or a patch sent in our manager's name (an ``Update``) never writes. Only the
+kinds of the app and of NodeLocal DNS (:data:`~constructs_nld.roles.ROLES`), in the app's,
+the component's and the ``monitoring`` namespaces, are listed, and of those only what the
+parent records.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from typing import Any, Final
 from constructs_nld import defaults
 from constructs_nld.deploy.errors import PreconditionError
 from constructs_nld.deploy.kube import FIELD_MANAGER, RESTART_FIELD_MANAGER, KubeClient, Manifest, ObjectRef
-from constructs_nld.deploy.manifest import field_managers
+from constructs_nld.deploy.manifest import field_managers, main_resource
 
 __all__ = [
     "ADDITIONAL_NAMESPACES_ANNOTATION",
@@ -38,6 +47,7 @@ __all__ = [
     "Stale",
     "applyset_id",
     "group_kind",
+    "owns_part_of",
 ]
 
 ID_LABEL: Final = "applyset.kubernetes.io/id"
@@ -72,6 +82,17 @@ def applyset_id(name: str, namespace: str) -> str:
     return f"applyset-{base64.urlsafe_b64encode(digest).decode().rstrip('=')}-v1"
 
 
+def owns_part_of(live: Mapping[str, Any]) -> bool:
+    """Whether this tool's server-side apply owns the object's ``part-of`` label (its ``managedFields``)."""
+    for entry in (live.get("metadata") or {}).get("managedFields") or []:
+        if entry.get("manager") != FIELD_MANAGER or entry.get("operation") != "Apply" or not main_resource(entry):
+            continue
+        labels = ((entry.get("fieldsV1") or {}).get("f:metadata") or {}).get("f:labels") or {}
+        if isinstance(labels, dict) and f"f:{PART_OF_LABEL}" in labels:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Stale:
     """A live member the app no longer defines."""
@@ -80,6 +101,9 @@ class Stale:
     live: Manifest
     others: tuple[str, ...]
     """Field managers besides ours that own fields of it: then it is never pruned."""
+
+    foreign: str = ""
+    """Why it is not this tool's to prune although it carries the set's label (empty: it is ours)."""
 
 
 @dataclass
@@ -169,9 +193,12 @@ class ApplySet:
 
     @staticmethod
     def stale(members: Iterable[tuple[ObjectRef, Manifest]], defined: Iterable[ObjectRef]) -> list[Stale]:
-        """The live members the app no longer defines, each with the other field managers that own part of it."""
+        """The live members the app no longer defines, with their other field managers and why one is not ours."""
         kept = set(defined)
         ours = frozenset({FIELD_MANAGER, RESTART_FIELD_MANAGER})
+        foreign = f"its {PART_OF_LABEL} label was set by another hand than nld-deploy's apply"
         return [
-            Stale(ref, live, tuple(sorted(field_managers(live) - ours))) for ref, live in members if ref not in kept
+            Stale(ref, live, tuple(sorted(field_managers(live) - ours)), "" if owns_part_of(live) else foreign)
+            for ref, live in members
+            if ref not in kept
         ]

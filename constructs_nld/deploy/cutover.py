@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from constructs_nld import defaults
@@ -128,9 +130,6 @@ class CutoverState:
     started: str
     """When the cutover started (RFC 3339, UTC): the canary soak's window starts there."""
 
-    old_template: Mapping[str, Any] = field(default_factory=dict)
-    """The DaemonSet's pod template before the cutover, as the API server held it: what a rollback restores."""
-
     old_strategy: Mapping[str, Any] = field(default_factory=dict)
     """The DaemonSet's ``updateStrategy`` before the cutover."""
 
@@ -156,23 +155,23 @@ class CutoverState:
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_annotation(cls, text: str, ref: ObjectRef) -> CutoverState:
-        """Read the annotation of the DaemonSet ``ref``; a malformed one is refused, saying how to remove it."""
+    def from_annotation(
+        cls, text: str, ref: ObjectRef, *, created: str | None = None, now: float | None = None
+    ) -> CutoverState:
+        """Read the annotation of the DaemonSet ``ref``; a malformed one is refused, saying how to remove it.
+
+        Read strictly, as input from the cluster: each field of its type and shape, nothing
+        else, no deeper than the state is. ``started`` (and ``promoted``) must not be before the
+        DaemonSet's ``created`` nor after ``now`` (the API server's clock), when given: the
+        canary window starts there.
+        """
         fix = (
             "it is not a cutover's state; if no cutover is in progress, remove it with "
             f"'kubectl annotate daemonset -n {ref.namespace} {ref.name} {defaults.CUTOVER_ANNOTATION}-'"
         )
         try:
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.pop("version", None) != _VERSION:
-                raise ValueError(f"version {_VERSION} expected")
-            data["canary"] = tuple(CanaryNode(str(n["pool"]), str(n["name"])) for n in data["canary"])
-            state = cls(**data)
-            for name in ("template", "old_revision", "started"):
-                if not isinstance(getattr(state, name), str) or not getattr(state, name):
-                    raise ValueError(f"{name} missing")
-            if not state.canary:
-                raise ValueError("no canary node")
+            state = _parse_state(text)
+            _check_times(state, created, now)
         except (ValueError, TypeError, KeyError) as error:
             raise InvalidConfigError(f"{ref}: annotation {defaults.CUTOVER_ANNOTATION}: {error}; {fix}") from None
         return state
@@ -182,13 +181,150 @@ class CutoverState:
         return replace(self, **changes)
 
 
-def state_of(daemon_set: Mapping[str, Any] | None) -> CutoverState | None:
-    """The cutover in progress on a live DaemonSet (None: none, or no DaemonSet)."""
-    annotations = ((daemon_set or {}).get("metadata") or {}).get("annotations") or {}
-    text = annotations.get(defaults.CUTOVER_ANNOTATION)
+def state_of(daemon_set: Mapping[str, Any] | None, *, now: float | None = None) -> CutoverState | None:
+    """The cutover in progress on a live DaemonSet (None: none, or no DaemonSet).
+
+    ``now``: the API server's clock, which a ``started`` may not be after.
+    """
+    metadata = (daemon_set or {}).get("metadata") or {}
+    text = (metadata.get("annotations") or {}).get(defaults.CUTOVER_ANNOTATION)
     if daemon_set is None or text is None:
         return None
-    return CutoverState.from_annotation(text, ObjectRef.of(daemon_set))
+    created = metadata.get("creationTimestamp")
+    return CutoverState.from_annotation(
+        text, ObjectRef.of(daemon_set), created=created if isinstance(created, str) else None, now=now
+    )
+
+
+_MAX_STATE_CHARS: Final = 256 * 1024
+"""The API server's limit on all of an object's annotations together: no state is longer."""
+_TEMPLATE_DIGEST: Final = re.compile(r"[0-9a-f]{16}")
+_REVISION: Final = re.compile(r"[0-9a-z]{1,63}")
+"""A ``controller-revision-hash``: the controller's encoding of a hash, a label value that is also a name part."""
+_NODE_NAME: Final = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+_TIME_FORMAT: Final = "%Y-%m-%dT%H:%M:%SZ"
+_PERCENT: Final = re.compile(r"(100|[1-9]?[0-9])%")
+_FIELDS: Final = {
+    "version": int,
+    "template": str,
+    "old_revision": str,
+    "canary": list,
+    "started": str,
+    "old_strategy": dict,
+    "new_revision": str,
+    "promoted": str,
+    "forced": bool,
+    "old_template": dict,
+}
+"""Every key a state may hold, and its JSON type. ``old_template`` is one an earlier release wrote: it is
+ignored, since a rollback takes the old template from the DaemonSet controller's own record."""
+
+
+def _parse_state(text: str) -> CutoverState:
+    if not isinstance(text, str) or len(text) > _MAX_STATE_CHARS:
+        raise ValueError(f"not a string of at most {_MAX_STATE_CHARS} characters")
+    _check_depth(text)
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.pop("version", None) != _VERSION:
+        raise ValueError(f"version {_VERSION} expected")
+    for key, value in data.items():
+        wanted = _FIELDS.get(key)
+        if wanted is None:
+            raise ValueError(f"unknown field {key!r}")
+        if type(value) is not wanted:
+            raise ValueError(f"{key}: a JSON {wanted.__name__} expected, got {type(value).__name__}")
+    data.pop("old_template", None)
+    for name in ("template", "old_revision", "started"):
+        if not data.get(name):
+            raise ValueError(f"{name} missing")
+    if not _TEMPLATE_DIGEST.fullmatch(data["template"]):
+        raise ValueError("template: not a template digest")
+    for name in ("old_revision", "new_revision"):
+        if data.get(name) and not _REVISION.fullmatch(data[name]):
+            raise ValueError(f"{name}: not a controller-revision-hash")
+    data["canary"] = tuple(_canary_node(n) for n in data["canary"])
+    if not data["canary"]:
+        raise ValueError("no canary node")
+    _check_strategy(data.get("old_strategy", {}))
+    return CutoverState(**data)
+
+
+_MAX_DEPTH: Final = 32
+"""How deeply a state's JSON may nest: the state itself nests 3 deep, a pod template an earlier release kept
+about 10; the JSON decoder would run out of stack at about a thousand."""
+
+
+def _check_depth(text: str) -> None:
+    """Refuse JSON nested deeper than :data:`_MAX_DEPTH`, before it is decoded."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > _MAX_DEPTH:
+                raise ValueError(f"nested deeper than {_MAX_DEPTH} levels")
+        elif char in "]}":
+            depth -= 1
+
+
+def _canary_node(node: object) -> CanaryNode:
+    if not isinstance(node, dict) or set(node) - {"pool", "name"}:
+        raise ValueError("a canary node is an object of a pool and a name")
+    pool, name = node["pool"], node["name"]
+    if not isinstance(name, str) or not _NODE_NAME.fullmatch(name):
+        raise ValueError(f"canary node {name!r}: not a node name")
+    if not isinstance(pool, str) or len(pool) > 4096 or not pool.isprintable():
+        raise ValueError(f"canary node {name}: its pool is not a line of text")
+    return CanaryNode(pool, name)
+
+
+def _check_strategy(strategy: Mapping[str, Any]) -> None:
+    """Refuse anything but a DaemonSet's ``updateStrategy``: what a rollback puts back is only that."""
+    if not strategy:
+        return
+    if set(strategy) - {"type", "rollingUpdate"} or strategy.get("type") not in ("RollingUpdate", "OnDelete"):
+        raise ValueError("old_strategy: not a DaemonSet's updateStrategy")
+    rolling = strategy.get("rollingUpdate", {})
+    if not isinstance(rolling, dict) or set(rolling) - {"maxUnavailable", "maxSurge"}:
+        raise ValueError("old_strategy: not a DaemonSet's updateStrategy")
+    for key, value in rolling.items():
+        number = type(value) is int and 0 <= value <= 1_000_000
+        if not number and not (isinstance(value, str) and _PERCENT.fullmatch(value)):
+            raise ValueError(f"old_strategy: {key} is neither a count nor a percentage")
+
+
+def _time(name: str, value: str) -> float:
+    try:
+        return datetime.strptime(value, _TIME_FORMAT).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        raise ValueError(f"{name}: {value!r} is not a time as YYYY-MM-DDTHH:MM:SSZ") from None
+
+
+def _check_times(state: CutoverState, created: str | None, now: float | None) -> None:
+    started = _time("started", state.started)
+    times = [("started", started)]
+    if state.promoted:
+        promoted = _time("promoted", state.promoted)
+        if promoted < started:
+            raise ValueError(f"promoted {state.promoted} is before started {state.started}")
+        times.append(("promoted", promoted))
+    for name, value in times:
+        if created is not None and value < _time("the DaemonSet's creationTimestamp", created):
+            raise ValueError(f"{name} {getattr(state, name)} is before the DaemonSet was created ({created})")
+        if now is not None and value > now + _CLOCK_STEP:
+            raise ValueError(f"{name} {getattr(state, name)} is in the future by the API server's clock")
+
+
+_CLOCK_STEP: Final = 1.0
+"""The states' times have whole seconds, and the API server's ``Date`` too: a time one second ahead is now."""
 
 
 def summary(state: CutoverState) -> str:

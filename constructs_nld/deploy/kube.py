@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -48,6 +49,8 @@ __all__ = [
     "ObjectRef",
     "RereadError",
     "ResourceType",
+    "api_prefix",
+    "segment",
 ]
 
 Manifest = dict[str, Any]
@@ -58,6 +61,25 @@ FIELD_MANAGER: Final = "nld-deploy"
 
 RESTART_FIELD_MANAGER: Final = "nld-deploy-rollout"
 """Owns the restart annotations, so our applies (another manager) never remove them."""
+
+
+def segment(value: str, what: str) -> str:
+    """``value`` as one segment of a URL path: every ``/`` quoted, ``.`` and ``..`` refused.
+
+    Names, namespaces and API groups come from the app and from the cluster (an ApplySet
+    parent's annotations); quoted whole, none can reach another path than its object's.
+    """
+    if value in ("", ".", ".."):
+        raise DeployError(f"refusing {what} {value!r}: not a name the API server gives an object")
+    return quote(value, safe="")
+
+
+def api_prefix(api_version: str) -> str:
+    """``/api/v1`` or ``/apis/<group>/<version>``, each part quoted whole."""
+    group, _, version = api_version.rpartition("/")
+    if not group:
+        return f"/api/{segment(version, 'apiVersion')}"
+    return f"/apis/{segment(group, 'API group')}/{segment(version, 'apiVersion')}"
 
 
 @dataclass(frozen=True)
@@ -71,10 +93,11 @@ class ResourceType:
 
     def collection_path(self, namespace: str | None) -> str:
         """URL path of the collection, namespaced when ``namespace`` is given."""
-        prefix = f"/api/{self.api_version}" if "/" not in self.api_version else f"/apis/{self.api_version}"
+        prefix = api_prefix(self.api_version)
+        plural = segment(self.plural, "resource")
         if namespace is None:
-            return f"{prefix}/{self.plural}"
-        return f"{prefix}/namespaces/{quote(namespace)}/{self.plural}"
+            return f"{prefix}/{plural}"
+        return f"{prefix}/namespaces/{segment(namespace, 'namespace')}/{plural}"
 
 
 _KNOWN: Final = {
@@ -83,6 +106,7 @@ _KNOWN: Final = {
         ResourceType("v1", "Service", "services"),
         ResourceType("v1", "ServiceAccount", "serviceaccounts"),
         ResourceType("v1", "ConfigMap", "configmaps"),
+        ResourceType("apps/v1", "ControllerRevision", "controllerrevisions"),
         ResourceType("v1", "Pod", "pods"),
         ResourceType("v1", "Node", "nodes", namespaced=False),
         ResourceType("v1", "Namespace", "namespaces", namespaced=False),
@@ -177,10 +201,32 @@ class KubeClient:
         self._bucket = TokenBucket(qps, burst, clock)
         self._backoff = backoff or Backoff()
         self._clock, self._sleep, self._rng = clock, sleep, rng
+        self._server_date: tuple[float, float] | None = None
         self.retries = RetryCounts()
         """The retries this client made: the command's closing line says how many."""
         self.on_retry: Callable[[str], None] = _stderr
         """Where each retry is reported, on one line (the CLI sets its output)."""
+
+    def server_time(self) -> float:
+        """The API server's clock (epoch seconds): its last answer's ``Date``, plus the time since it came.
+
+        Times the cluster records (a cutover's start, ``creationTimestamp``) are compared with
+        this clock, not the machine's, which may be minutes off. Our own clock until an answer
+        with a well-formed ``Date`` came.
+        """
+        if self._server_date is None:
+            return time.time()
+        date, received = self._server_date
+        return date + (self._clock() - received)
+
+    def _saw_date(self, headers: Mapping[str, str] | None) -> None:
+        text = (headers or {}).get("Date") or (headers or {}).get("date")
+        try:
+            date = parsedate_to_datetime(text) if isinstance(text, str) else None
+        except (TypeError, ValueError, IndexError):
+            date = None
+        if date is not None and date.tzinfo is not None:
+            self._server_date = (date.timestamp(), self._clock())
 
     @contextmanager
     def reporting_retries(self, out: Callable[[str], None]) -> Iterator[None]:
@@ -257,6 +303,7 @@ class KubeClient:
         except Exception as error:  # urllib3's connection errors have no common base worth naming
             return error, Attempt(None, _reason(error), transient=_transient(error))
         data = response.read()  # type: ignore[no-untyped-call]
+        self._saw_date(response.headers)
         text = data.decode("utf-8") if data else ""
         if 200 <= response.status <= 299:
             return (json.loads(text) if text else None), None
@@ -292,9 +339,8 @@ class KubeClient:
     def _discover(self, api_version: str) -> dict[str, ResourceType] | None:
         """The kinds served under ``api_version`` by kind, or None when it is not served; cached."""
         if api_version not in self._discovered:
-            path = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
             try:
-                listing = self._request("GET", path)
+                listing = self._request("GET", api_prefix(api_version))
             except ApiException as error:
                 if error.status != 404:
                     raise
@@ -338,7 +384,7 @@ class KubeClient:
             versions = ["v1"]
         else:
             try:
-                listing = self._request("GET", f"/apis/{quote(group)}")
+                listing = self._request("GET", f"/apis/{segment(group, 'API group')}")
             except ApiException as error:
                 if error.status != 404:
                     raise
@@ -365,7 +411,7 @@ class KubeClient:
     def path(self, ref: ObjectRef) -> str:
         """URL path of the object."""
         collection = self.resource_type(ref.api_version, ref.kind).collection_path(ref.namespace)
-        return f"{collection}/{quote(ref.name)}"
+        return f"{collection}/{segment(ref.name, 'name')}"
 
     def get(self, ref: ObjectRef) -> Manifest | None:
         """The live object, or None when it does not exist."""
@@ -433,17 +479,26 @@ class KubeClient:
             raise
         return result
 
-    def apply(self, manifest: Manifest, *, dry_run: bool = False) -> Manifest:
-        """Server-side apply ``manifest`` as :data:`FIELD_MANAGER`, forcing ownership of our fields."""
+    def apply(self, manifest: Manifest, *, dry_run: bool = False, resource_version: str = "") -> Manifest:
+        """Server-side apply ``manifest`` as :data:`FIELD_MANAGER`, forcing ownership of our fields.
+
+        With ``resource_version``, only if the object is still at that version (a 409
+        otherwise); throttled or lost on the way, such an apply raises :class:`RereadError`
+        rather than going again.
+        """
         query = [("fieldManager", FIELD_MANAGER), ("force", "true")]
         if dry_run:
             query.append(("dryRun", "All"))
+        body = manifest
+        if resource_version:
+            body = {**manifest, "metadata": {**manifest["metadata"], "resourceVersion": resource_version}}
         result: Manifest = self._request(
             "PATCH",
             self.path(self.ref_of(manifest)),
             query=query,
-            body=manifest,
+            body=body,
             content_type="application/apply-patch+yaml",
+            idempotent=not resource_version,
         )
         return result
 

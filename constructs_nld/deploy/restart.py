@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from kubernetes.client.exceptions import ApiException
 
+from constructs_nld.defaults import RESTART_ANNOTATION
 from constructs_nld.deploy.errors import WaitTimeoutError
 from constructs_nld.deploy.kube import RESTART_FIELD_MANAGER, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import created_at
@@ -39,9 +40,6 @@ __all__ = [
     "Restart",
     "restart_reason",
 ]
-
-RESTART_ANNOTATION: Final = "kubectl.kubernetes.io/restartedAt"
-"""The pod-template annotation ``kubectl rollout restart`` sets; changing it rolls the pods."""
 
 RESTARTED_FOR_ANNOTATION: Final = "nodelocaldns.osdc/restarted-for-upstream-uid"
 """On the DaemonSet: the uid of the kube-dns-upstream Service its pods were last restarted for."""

@@ -41,13 +41,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final, Literal
 
+from kubernetes.client.exceptions import ApiException
+
 from constructs_nld import defaults
 from constructs_nld.deploy.access import check_access
 from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
 from constructs_nld.deploy.component import Component
-from constructs_nld.deploy.cutover import CutoverState, state_of, summary
-from constructs_nld.deploy.errors import CutoverError, InvalidConfigError, MonitoringUnavailableError, WaitTimeoutError
+from constructs_nld.deploy.cutover import CutoverState, state_of, summary, template_hash
+from constructs_nld.deploy.errors import (
+    CutoverError,
+    InvalidConfigError,
+    MonitoringUnavailableError,
+    PreconditionError,
+    WaitTimeoutError,
+)
 from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
 from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
@@ -79,7 +87,7 @@ __all__ = [
     "precondition",
     "prune",
     "refuse_cutover",
-    "refuse_unpromoted_cutover",
+    "refuse_other_cutover",
     "report_cluster_ip",
     "restart",
     "run_steps",
@@ -242,9 +250,10 @@ def refuse_cutover(state: DeployState) -> None:
     _refuse_cutover_unless(state, lambda _: False)
 
 
-def refuse_unpromoted_cutover(state: DeployState) -> None:
-    """``cutover promote``'s deploy: only the cutover being promoted may be in progress."""
-    _refuse_cutover_unless(state, lambda cutover: bool(cutover.promoted))
+def refuse_other_cutover(state: DeployState) -> None:
+    """``cutover promote``'s deploy: only the cutover it promotes (the app's template, or one promoting) may be."""
+    template = template_hash(state.component.daemon_set["spec"]["template"])
+    _refuse_cutover_unless(state, lambda cutover: bool(cutover.promoted) or cutover.template == template)
 
 
 def report_cluster_ip(state: DeployState) -> None:
@@ -290,9 +299,15 @@ def plan(state: DeployState) -> None:
     # The set is what the app defines, applied this run or not (--skip-monitoring keeps them).
     state.kinds = {group_kind(ref.api_version, ref.kind) for ref in defined}
     state.namespaces = {ref.namespace for ref in defined if ref.namespace}
-    members = applyset.live_members(client, state.kinds | recorded_kinds, state.namespaces | recorded_namespaces)
+    # Where members are looked for: the kinds and namespaces the app and NodeLocal DNS know, of those the
+    # parent records; never where a parent written by another hand points alone.
+    known_kinds = state.kinds | {group_kind(spec.api_version, spec.kind) for spec in ROLES.values()}
+    known_namespaces = state.namespaces | {state.component.namespace, defaults.ALERTS_NAMESPACE}
+    members = applyset.live_members(
+        client, known_kinds & recorded_kinds, known_namespaces & (recorded_namespaces | {applyset.namespace})
+    )
     state.stale = ApplySet.stale(members, defined)
-    touched = [item.ref for item in state.planned] + [stale.ref for stale in state.stale]
+    touched = [item.ref for item in state.planned] + [stale.ref for stale in state.stale if not stale.foreign]
     check_access(client, state.permission, touched, namespace=state.component.namespace)
     state.split = _services_phase(state.planned, state.component)
     objects = sum(len(chart.objects) for chart in charts)
@@ -303,7 +318,7 @@ def plan(state: DeployState) -> None:
     )
     state.out(f"[3/7] synthesized {objects} objects in {len(charts)} chart(s) {how}")
     skipped = objects - len(state.planned)
-    pruning = ", ".join(str(s.ref) for s in state.stale)
+    pruning = ", ".join(str(s.ref) for s in state.stale if not s.foreign)
     state.out(
         "[4/7] apply order: "
         + " -> ".join(f"{chart.name} ({len(chart.objects)})" for chart in charts)
@@ -364,8 +379,44 @@ def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[M
         probe = client.apply(desired, dry_run=True)
         if same_object(live, probe):
             return live, ObjectResult(ref, "unchanged", taken_over)
+    if ref == ObjectRef.of(state.component.daemon_set) and live is not None and not state.options.dry_run:
+        return _apply_daemon_set(state, desired, ref, live), ObjectResult(ref, "configured", taken_over)
     result = client.apply(desired, dry_run=state.options.dry_run)
     return result, ObjectResult(ref, "created" if live is None else "configured", taken_over)
+
+
+def _apply_daemon_set(state: DeployState, desired: Manifest, ref: ObjectRef, live: Manifest) -> Manifest:
+    """Apply the DaemonSet only while its cutover state is the one this run judged.
+
+    The apply is conditional on the resourceVersion last read. When the DaemonSet changed
+    meanwhile (its controller's status writes change it too), it is read again: the same
+    cutover state (or none, as before) applies again on the new version; another one (a
+    ``cutover start`` since this run read it) wins, and the deploy refuses with the
+    DaemonSet untouched.
+    """
+    client = state.session.kube
+    for reread in range(REREADS + 1):
+        try:
+            return client.apply(desired, resource_version=live["metadata"]["resourceVersion"])
+        except ApiException as error:
+            if error.status != 409:
+                raise
+        except RereadError:
+            if reread == REREADS:
+                raise
+        fresh = client.get(ref)
+        if fresh is None:
+            raise PreconditionError(f"{ref} was deleted while this deploy ran: nothing of it was applied; rerun")
+        now = state_of(fresh)
+        if now != state.cutover:
+            raise CutoverError(
+                f"a cutover of {ref} started while this deploy ran ({summary(now) if now else 'it ended'}): the "
+                f"DaemonSet was not applied, so the cutover stands; see {hint('cutover status')}"
+            )
+        live = fresh
+    raise PreconditionError(
+        f"{ref} changed {REREADS + 1} times while this deploy applied it: nothing of it was applied; rerun"
+    )
 
 
 def _apply(state: DeployState, step: str, planned: list[Planned]) -> None:
@@ -455,24 +506,31 @@ def follow(state: DeployState) -> None:
 def prune(state: DeployState) -> None:
     """Delete what the app no longer defines; narrow the parent to the app's set.
 
-    Never an object another field manager also owns. An object the node-cache pods may
-    still use (a workload or Services object) waits while the DaemonSet's rollout runs:
-    old pods mount the old ConfigMaps until they are replaced.
+    Only what is ours (its ``part-of`` label our apply's), and never an object another field
+    manager also owns. An object the node-cache pods may still use (a workload or Services
+    object) waits while the DaemonSet's rollout runs: old pods mount the old ConfigMaps until
+    they are replaced. The parent is narrowed once nothing of ours is kept.
     """
     rolling = _rolling(state)
     kept: list[str] = []
+    held = False
     for item in reversed(state.stale):
+        if item.foreign:
+            kept.append(f"{item.ref} ({item.foreign})")
+            continue
         if item.others:
             kept.append(f"{item.ref} (also owned by {', '.join(item.others)})")
+            held = True
             continue
         if rolling and _phase(item.live) in ("services", "workload"):
             kept.append(f"{item.ref} (until the rollout completes: rerun, or deploy --wait)")
+            held = True
             continue
         if not state.options.diff:
             state.session.kube.delete(item.ref, uid=item.live["metadata"].get("uid"), dry_run=state.options.dry_run)
         state.report.pruned.append(item.ref)
         state.report.objects.append(ObjectResult(item.ref, "pruned"))
-    if not kept:
+    if not held:
         _write_parent(state, state.kinds, state.namespaces)
     if state.stale:
         verb = "would prune" if state.options.diff else "pruned"
@@ -488,20 +546,22 @@ def _rolling(state: DeployState) -> bool:
     return live is not None and not RolloutStatus.of(live).complete
 
 
+def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
+    """A deploy's steps before its first write, with ``guard`` judging the cutover that ``precondition`` read.
+
+    Every refusal of a deploy is among them: a caller that writes state of its own (``cutover
+    promote``) takes them first, so that a refused run leaves nothing behind.
+    """
+    return (check_app, precondition, guard, report_cluster_ip, plan)
+
+
+DEPLOY_WRITES: Final[tuple[Step, ...]] = (apply_services, apply_rest, restart, follow, prune)
+"""A deploy's steps from its first write on."""
+
+
 def deploy_steps(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     """A deploy's steps in order, with ``guard`` judging the cutover that ``precondition`` read."""
-    return (
-        check_app,
-        precondition,
-        guard,
-        report_cluster_ip,
-        plan,
-        apply_services,
-        apply_rest,
-        restart,
-        follow,
-        prune,
-    )
+    return (*deploy_checks(guard), *DEPLOY_WRITES)
 
 
 DEPLOY_STEPS: Final = deploy_steps()

@@ -194,7 +194,10 @@ class NodeCacheOptions:
     """
 
     pod_annotations: Mapping[str, str] = field(default_factory=dict)
-    """Annotations of the pods (a change rolls them). Default: - none.
+    """Annotations of the pods (a change rolls them); not the restart stamp nor the tool's own. Default: - none.
+
+    ``kubectl.kubernetes.io/restartedAt`` (which deploy's restarts write) and keys under
+    ``nodelocaldns.constructs-nld.io/`` or ``nodelocaldns.osdc/`` are refused.
 
     Replaces: deliveryhero ``podAnnotations``; kops ``podAnnotations``.
     """
@@ -286,7 +289,7 @@ _ANNOTATIONS_MAX_BYTES = 256 * 1024
 
 
 def _check_annotations(prop: str, annotations: Mapping[str, str]) -> None:
-    """Raise unless the keys are qualified names and the values strings, within the API server's total size."""
+    """Raise unless the keys are qualified names the tool does not write, the values strings, within the size limit."""
     for key, value in annotations.items():
         check_qualified_name(prop, key, "annotation key")
         if not isinstance(value, str):
@@ -294,6 +297,15 @@ def _check_annotations(prop: str, annotations: Mapping[str, str]) -> None:
     size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
     if size > _ANNOTATIONS_MAX_BYTES:
         raise ValueError(f"{prop}: must be at most 256 KiB in all (the API server's limit), got {size} bytes")
+    for key in annotations:
+        if key == defaults.RESTART_ANNOTATION:
+            raise ValueError(
+                f"{prop}: {key!r} is the restart stamp that deploy and 'kubectl rollout restart' write; "
+                "a value here would undo their restarts at every deploy"
+            )
+        prefix = next((p for p in defaults.TOOL_ANNOTATION_PREFIXES if key.startswith(p)), None)
+        if prefix is not None:
+            raise ValueError(f"{prop}: {key!r} is under {prefix!r}, which the tool writes itself")
 
 
 def node_cache_options(options: NodeCacheOptions) -> dict[str, Any]:

@@ -716,6 +716,7 @@ ANNOTATIONS = Kind(
         st.builds(lambda k: {k: "v"}, LABEL_KEYS.near),
         st.builds(lambda k: {k: 5}, LABEL_KEYS.valid),
         st.just({"a": "x" * (256 * 1024)}),
+        st.sampled_from([{"kubectl.kubernetes.io/restartedAt": "2026-12-03T00:00:00Z"}, {"nodelocaldns.osdc/x": "v"}]),
         WRONG_TYPES,
     ),
 )

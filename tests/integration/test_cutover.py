@@ -24,7 +24,7 @@ from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.manifest import is_ready
 from tests.controlplane import REPO_ROOT
-from tests.faults import MATRIX, WRITE_METHODS, after_write
+from tests.faults import MATRIX, WRITE_METHODS, after_write, before_apply_of
 from tests.fleet import eks_fleet, fleet_node
 from tests.simcluster import PodFate, SimulatedCluster
 
@@ -314,6 +314,152 @@ def test_a_crash_loop_on_a_canary_node_fails_status_refuses_promote_and_rollback
         capsys.readouterr().out
     )
     assert fleet.control_plane.mutating_requests_since(mark) == []
+
+
+def _plant(sim: SimulatedCluster, **fields: Any) -> None:
+    """Change the cutover's state as anyone with ``patch`` on the DaemonSet could."""
+    planted = {**(state(sim) or {}), **fields}
+    annotations = {defaults.CUTOVER_ANNOTATION: json.dumps(planted)}
+    sim.control_plane.fixture_api().request(
+        "PATCH",
+        DAEMON_SET,
+        body={"metadata": {"annotations": annotations}},
+        content_type="application/merge-patch+json",
+    )
+
+
+EVIL_TEMPLATE = {
+    "metadata": {"labels": POD_LABELS},
+    "spec": {
+        "serviceAccountName": "default",
+        "containers": [{"name": "node-cache", "image": "evil:1", "securityContext": {"privileged": True}}],
+        "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+    },
+}
+
+
+def test_rollback_restores_the_template_the_controller_recorded_whatever_the_annotation_holds(
+    small_fleet: SimulatedCluster, bumped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = daemon_set(small_fleet)["spec"]["template"]
+    assert run(small_fleet, "cutover", "start", "--app", bumped, "--stall-after", "60") == 0
+    _plant(small_fleet, old_template=EVIL_TEMPLATE)
+
+    assert run(small_fleet, "cutover", "rollback", "--app", bumped, "--stall-after", "60") == 0, capsys.readouterr()
+    assert daemon_set(small_fleet)["spec"]["template"] == before
+    assert {image(pod) for pod in pods(small_fleet).values()} == {OLD_IMAGE}
+
+
+def test_rollback_refuses_a_revision_the_controller_did_not_write_and_writes_nothing(
+    small_fleet: SimulatedCluster, bumped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = small_fleet.control_plane.fixture_api()
+    assert run(small_fleet, "cutover", "start", "--app", bumped, "--stall-after", "60") == 0
+    api.request(
+        "POST",
+        "/apis/apps/v1/namespaces/kube-system/controllerrevisions",
+        body={
+            "apiVersion": "apps/v1",
+            "kind": "ControllerRevision",
+            "metadata": {"name": "node-local-dns-zzzz", "labels": {"controller-revision-hash": "zzzz"}},
+            "data": {"spec": {"template": {**EVIL_TEMPLATE, "$patch": "replace"}}},
+            "revision": 99,
+        },
+    )
+    _plant(small_fleet, old_revision="zzzz")
+    template = daemon_set(small_fleet)["spec"]["template"]
+    capsys.readouterr()
+    mark = small_fleet.control_plane.audit_mark()
+
+    code = run(small_fleet, "cutover", "rollback", "--app", bumped)
+
+    assert code == ExitCode.CUTOVER
+    assert capsys.readouterr().err == (
+        "error: cannot roll back daemonset/kube-system/node-local-dns to the template of before the cutover: "
+        "controllerrevision/kube-system/node-local-dns-zzzz: it is not controlled by "
+        "daemonset/kube-system/node-local-dns; deploy the app of before the cutover with 'python deploy.py --wait' "
+        "instead, then end the cutover with 'kubectl annotate daemonset -n kube-system node-local-dns "
+        f"{defaults.CUTOVER_ANNOTATION}-'\n"
+    )
+    assert small_fleet.control_plane.mutating_requests_since(mark) == []
+    assert daemon_set(small_fleet)["spec"]["template"] == template
+
+
+def test_a_state_that_starts_in_the_future_by_the_api_servers_clock_is_refused(
+    small_fleet: SimulatedCluster, bumped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(small_fleet, "cutover", "start", "--app", bumped, "--stall-after", "60") == 0
+    _plant(small_fleet, started="2999-01-01T00:00:00Z")
+    capsys.readouterr()
+
+    code = run(small_fleet, "cutover", "status", "--app", bumped, "--window", "1s")
+
+    err = capsys.readouterr().err
+    assert code == ExitCode.INVALID
+    assert err.startswith(
+        f"error: daemonset/kube-system/node-local-dns: annotation {defaults.CUTOVER_ANNOTATION}: "
+        "started 2999-01-01T00:00:00Z is in the future by the API server's clock; it is not a cutover's state"
+    ), err
+    assert err.count("\n") == 1
+
+
+def test_a_promote_refused_by_the_deploys_checks_writes_nothing_and_the_cutover_goes_on(
+    small_fleet: SimulatedCluster, bumped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = small_fleet.control_plane.fixture_api()
+    parent = f"/api/v1/namespaces/kube-system/configmaps/{defaults.APPLYSET_NAME}"
+
+    def tooling(value: str) -> None:
+        api.request(
+            "PATCH",
+            parent,
+            body={"metadata": {"annotations": {"applyset.kubernetes.io/tooling": value}}},
+            content_type="application/merge-patch+json",
+        )
+
+    assert run(small_fleet, "cutover", "start", "--app", bumped, "--stall-after", "60") == 0
+    started = state(small_fleet)
+    tooling("kubectl/v1.34.4")
+    capsys.readouterr()
+    mark = small_fleet.control_plane.audit_mark()
+
+    code = run(small_fleet, "cutover", "promote", "--app", bumped, "--force", "--window", "1s")
+
+    err = capsys.readouterr().err
+    assert code == ExitCode.PRECONDITION, err
+    assert "refusing to take over another tool's set" in err
+    assert small_fleet.control_plane.mutating_requests_since(mark) == []
+    assert state(small_fleet) == started
+    tooling("nld-deploy/v1")
+    assert run(small_fleet, "cutover", "rollback", "--app", bumped, "--stall-after", "60") == 0
+
+
+def test_a_cutover_started_between_a_deploys_read_and_its_daemon_set_write_wins(
+    small_fleet: SimulatedCluster, bumped: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started: list[int] = []
+
+    def start_a_cutover() -> None:
+        started.append(run(small_fleet, "cutover", "start", "--app", bumped, "--stall-after", "60"))
+
+    with before_apply_of("DaemonSet", start_a_cutover):
+        code = run(small_fleet, "--app", bumped)
+    err = capsys.readouterr().err
+
+    assert started == [0], err
+    assert code == ExitCode.CUTOVER, err
+    assert "error: a cutover of daemonset/kube-system/node-local-dns started while this deploy ran (started " in err
+    assert "the DaemonSet was not applied, so the cutover stands" in err
+    cutover = state(small_fleet)
+    assert cutover is not None
+    assert daemon_set(small_fleet)["spec"]["updateStrategy"] == {"type": "OnDelete"}
+    canary = {node["name"] for node in cutover["canary"]}
+    assert {node: image(pod) for node, pod in pods(small_fleet).items()} == {
+        node: NEW_IMAGE if node in canary else OLD_IMAGE for node in pods(small_fleet)
+    }
+    MATRIX.append(
+        "deploy: a cutover start between its read and its DaemonSet write; the cutover stands, deploy refuses"
+    )
 
 
 def test_promote_rolls_the_rest_within_max_unavailable_and_records_the_force(

@@ -149,6 +149,117 @@ def test_an_object_another_field_manager_also_owns_is_never_pruned(cluster: Cont
     assert get(cluster, TEAM) is not None
 
 
+def _labelled_config_map(cluster: ControlPlane, name: str) -> None:
+    """A ConfigMap of someone else's, given the set's public id by ``kubectl label`` (as anyone may)."""
+    kubectl(cluster, "create", "configmap", name, "-n", "kube-system")
+    kubectl(cluster, "label", "configmap", name, "-n", "kube-system", f"applyset.kubernetes.io/part-of={SET_ID}")
+
+
+def test_an_object_labelled_by_another_hand_is_never_pruned_and_the_deploy_says_why(
+    cluster: ControlPlane, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+    _labelled_config_map(cluster, "aws-auth")
+    _labelled_config_map(cluster, "patched")
+    # Patched in our field manager's name, as a client may claim any name: an update, not our apply.
+    kubectl(cluster, "patch", "configmap", "patched", "-n", "kube-system", "--type", "merge",
+            "-p", '{"data": {"x": "y"}}', "--field-manager", "nld-deploy")  # fmt: skip
+    kubeconfig = str(cluster.kubeconfig_path)
+    capsys.readouterr()
+
+    assert main(["--kubeconfig", kubeconfig, "--diff"]) == 0
+    diff = capsys.readouterr().out
+    report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    why = "its applyset.kubernetes.io/part-of label was set by another hand than nld-deploy's apply"
+    for text in (diff, out):
+        assert f"configmap/kube-system/aws-auth ({why})" in text, text
+        assert f"configmap/kube-system/patched ({why})" in text, text
+        assert "no longer in the app" not in text
+    assert report.pruned == []
+    assert get(cluster, "/api/v1/namespaces/kube-system/configmaps/aws-auth") is not None
+    assert get(cluster, "/api/v1/namespaces/kube-system/configmaps/patched") is not None
+
+
+def test_an_object_of_a_name_the_app_had_whose_label_is_not_our_applys_is_never_pruned(
+    cluster: ControlPlane,
+) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=True))
+    kubectl(cluster, "delete", "configmap", "team-settings", "-n", "kube-system")
+    _labelled_config_map(cluster, "team-settings")  # another team-settings, under the recorded name
+
+    report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    assert report.pruned == []
+    assert (
+        "kept: configmap/kube-system/team-settings (its applyset.kubernetes.io/part-of label was set by another hand "
+        "than nld-deploy's apply)"
+    ) in out
+    assert get(cluster, TEAM) is not None
+
+
+def test_a_member_without_managed_fields_is_never_pruned(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=True))
+    cluster.fixture_api().request(
+        "PATCH",
+        TEAM,
+        body={"metadata": {"managedFields": [{}]}},  # the API's way to clear them
+        content_type="application/merge-patch+json",
+    )
+    team = get(cluster, TEAM)
+    assert team is not None and not team["metadata"].get("managedFields")
+
+    report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    assert report.pruned == []
+    assert "configmap/kube-system/team-settings (its applyset.kubernetes.io/part-of label was set by another" in out
+    assert get(cluster, TEAM) is not None
+
+
+def test_kinds_and_namespaces_a_parent_adds_by_another_hand_are_never_listed(cluster: ControlPlane) -> None:
+    api = cluster.fixture_api()
+    label = {"applyset.kubernetes.io/part-of": SET_ID}
+    account = "/api/v1/namespaces/prod/serviceaccounts/deployer"
+    priority = "/apis/scheduling.k8s.io/v1/priorityclasses/critical"
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+    api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": "prod"}}, ok=(201, 409))
+    api.request(
+        "POST", "/api/v1/namespaces/prod/serviceaccounts", body={"metadata": {"name": "deployer", "labels": label}}
+    )
+    api.request(
+        "POST",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        body={"metadata": {"name": "critical", "labels": label}, "value": 1000},
+    )
+    try:
+        annotations = {
+            "applyset.kubernetes.io/contains-group-kinds": "ConfigMap,DaemonSet.apps,PodMonitor.monitoring.coreos.com,"
+            "PriorityClass.scheduling.k8s.io,PrometheusRule.monitoring.coreos.com,Service,ServiceAccount",
+            "applyset.kubernetes.io/additional-namespaces": "monitoring,prod",
+        }
+        api.request(
+            "PATCH",
+            PARENT,
+            body={"metadata": {"annotations": annotations}},
+            content_type="application/merge-patch+json",
+        )
+        mark = cluster.audit_mark()
+
+        report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+        assert report.pruned == [] and "prod" not in out and "critical" not in out
+        listed = [e["objectRef"] for e in cluster.requests_since(mark) if e["verb"] == "list"]
+        assert {"resource": "configmaps", "namespace": "kube-system"}.items() <= next(
+            ref for ref in listed if ref.get("resource") == "configmaps"
+        ).items()
+        assert not [ref for ref in listed if ref.get("namespace") == "prod" or ref.get("resource") == "priorityclasses"]
+        assert get(cluster, account) is not None
+        assert get(cluster, priority) is not None
+    finally:
+        api.request("DELETE", account, ok=(200, 404))
+        api.request("DELETE", priority, ok=(200, 404))
+
+
 def test_a_parent_kubectl_manages_is_refused_before_any_write(cluster: ControlPlane) -> None:
     cluster.fixture_api().request(
         "POST",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -32,7 +33,6 @@ STATE = CutoverState(
     old_revision="6d5b8c7f9",
     canary=(CanaryNode("gpu", "gpu-1"), CanaryNode("cpu", "cpu-1")),
     started="2026-12-02T03:00:00Z",
-    old_template={"spec": {"containers": [{"name": "node-cache", "image": defaults.IMAGE}]}},
     old_strategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "1%"}},
 )
 
@@ -144,6 +144,130 @@ def test_an_annotation_that_is_no_cutover_state_is_refused_saying_how_to_remove_
         "it is not a cutover's state; if no cutover is in progress, remove it with "
         f"'kubectl annotate daemonset -n kube-system node-local-dns {defaults.CUTOVER_ANNOTATION}-'"
     )
+
+
+_NESTED = "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (_NESTED, "nested deeper than 32 levels"),
+        ('{"version":1,"x":' + _NESTED + "}", "nested deeper than 32 levels"),
+        ('{"a":"[{[{","b":' + "[" * 32 + "]" * 32 + "}", "nested deeper than 32 levels"),
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than 32 levels"),
+        ("x" * (256 * 1024 + 1), "not a string of at most 262144 characters"),
+        (STATE.to_annotation().replace('"forced":false', '"forced":"no"'), "forced: a JSON bool expected, got str"),
+        (STATE.to_annotation().replace('"forced":false', '"forced":false,"extra":1'), "unknown field 'extra'"),
+        (STATE.but(template="../x").to_annotation(), "template: not a template digest"),
+        (STATE.but(old_revision="a/b").to_annotation(), "old_revision: not a controller-revision-hash"),
+        (STATE.but(new_revision="A").to_annotation(), "new_revision: not a controller-revision-hash"),
+        (STATE.but(canary=(CanaryNode("x", "../node"),)).to_annotation(), "canary node '../node': not a node name"),
+        (STATE.but(canary=(CanaryNode("a\nb", "n"),)).to_annotation(), "canary node n: its pool is not a line of text"),
+        (STATE.to_annotation().replace('"pool":"gpu"', '"pool":"gpu","x":1'), "an object of a pool and a name"),
+        (STATE.but(started="yesterday").to_annotation(), "started: 'yesterday' is not a time as YYYY-MM-DDTHH:MM:SSZ"),
+        (STATE.but(promoted="2026-12-02T02:59:59Z").to_annotation(), "is before started 2026-12-02T03:00:00Z"),
+        (
+            STATE.but(
+                old_strategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "1%", "x": 1}}
+            ).to_annotation(),
+            "old_strategy: not a DaemonSet's updateStrategy",
+        ),
+        (
+            STATE.but(old_strategy={"type": "Recreate"}).to_annotation(),
+            "old_strategy: not a DaemonSet's updateStrategy",
+        ),
+        (
+            STATE.but(old_strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "101%"}}).to_annotation(),
+            "old_strategy: maxSurge is neither a count nor a percentage",
+        ),
+        (
+            STATE.but(old_strategy={"type": "RollingUpdate", "rollingUpdate": {"maxSurge": True}}).to_annotation(),
+            "old_strategy: maxSurge is neither a count nor a percentage",
+        ),
+    ],
+    ids=[
+        "deep-array",
+        "deep-field",
+        "deep-after-string",
+        "too-deep",
+        "too-long",
+        "type",
+        "unknown",
+        "template",
+        "old-rev",
+        "new-rev",
+        "node-name",
+        "pool-newline",
+        "node-field",
+        "started",
+        "promoted",
+        "strategy-key",
+        "strategy-type",
+        "percent",
+        "bool-count",
+    ],
+)
+def test_a_state_is_read_strictly_and_refused_on_one_line(text: str, why: str) -> None:
+    annotated = {**REF, "metadata": {**REF["metadata"], "annotations": {defaults.CUTOVER_ANNOTATION: text}}}
+
+    with pytest.raises(InvalidConfigError) as refused:
+        state_of(annotated)
+
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith(f"daemonset/kube-system/node-local-dns: annotation {defaults.CUTOVER_ANNOTATION}: ")
+    assert why in message
+
+
+def _at(time: str, **metadata: Any) -> dict[str, Any]:
+    return {
+        **REF,
+        "metadata": {
+            **REF["metadata"],
+            **metadata,
+            "annotations": {defaults.CUTOVER_ANNOTATION: STATE.but(started=time).to_annotation()},
+        },
+    }
+
+
+def test_brackets_inside_strings_are_not_nesting() -> None:
+    state = STATE.but(canary=(CanaryNode('[{"\\' * 20, "n"),))
+    annotated = {
+        **REF,
+        "metadata": {**REF["metadata"], "annotations": {defaults.CUTOVER_ANNOTATION: state.to_annotation()}},
+    }
+
+    assert state_of(annotated) == state
+
+
+def test_a_start_in_the_future_by_the_api_servers_clock_is_refused() -> None:
+    now = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC).timestamp()
+
+    assert state_of(_at("2026-12-02T03:00:01Z"), now=now) is not None  # whole seconds: the same moment
+    with pytest.raises(
+        InvalidConfigError, match=r"started 2026-12-02T03:00:02Z is in the future by the API server's clock"
+    ):
+        state_of(_at("2026-12-02T03:00:02Z"), now=now)
+
+
+def test_a_start_before_the_daemon_set_existed_is_refused() -> None:
+    created = {"creationTimestamp": "2026-11-01T00:00:00Z"}
+
+    assert state_of(_at("2026-11-01T00:00:00Z", **created)) is not None
+    with pytest.raises(
+        InvalidConfigError,
+        match=r"started 1970-01-01T00:00:00Z is before the DaemonSet was created \(2026-11-01T00:00:00Z\)",
+    ):
+        state_of(_at("1970-01-01T00:00:00Z", **created))
+
+
+def test_a_state_an_earlier_release_wrote_with_the_old_template_is_read_without_it() -> None:
+    data = json.loads(STATE.to_annotation())
+    data["old_template"] = {"spec": {"containers": [{"name": "node-cache", "image": "evil"}]}}
+    annotated = {**REF, "metadata": {**REF["metadata"], "annotations": {defaults.CUTOVER_ANNOTATION: json.dumps(data)}}}
+
+    assert state_of(annotated) == STATE
 
 
 def test_the_template_digest_ignores_key_order_and_on_delete_leaves_the_app_alone() -> None:

@@ -540,6 +540,33 @@ def test_fails_when_labels_set_the_app_label(key: str) -> None:
         NodeLocalDNSProps(labels={key: "mine"})
 
 
+@pytest.mark.parametrize("cls", [NodeLocalDNSProps, NodeCacheDaemonSetProps])
+def test_fails_when_pod_annotations_set_the_restart_stamp(cls: Any) -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"^pod_annotations: 'kubectl.kubernetes.io/restartedAt' is the restart stamp that deploy and "
+        r"'kubectl rollout restart' write; a value here would undo their restarts at every deploy$",
+    ):
+        cls(pod_annotations={"kubectl.kubernetes.io/restartedAt": "2026-12-03T00:00:00Z"})
+
+
+@pytest.mark.parametrize(
+    "key", ["nodelocaldns.constructs-nld.io/cutover", "nodelocaldns.osdc/restarted-for-upstream-uid"]
+)
+def test_fails_when_pod_annotations_are_under_the_tools_prefixes(key: str) -> None:
+    prefix = key.partition("/")[0] + "/"
+    with pytest.raises(
+        ValueError,
+        match=rf"^pod_annotations: '{re.escape(key)}' is under '{re.escape(prefix)}', which the tool writes itself$",
+    ):
+        NodeLocalDNSProps(pod_annotations={key: "x"})
+
+
+def test_annotations_beside_the_tools_own_are_accepted() -> None:
+    props = NodeLocalDNSProps(pod_annotations={"kubectl.kubernetes.io/default-container": "node-cache"})
+    assert props.pod_annotations == {"kubectl.kubernetes.io/default-container": "node-cache"}
+
+
 # --- types ---------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import itertools
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -340,6 +341,26 @@ def test_a_conditional_write_is_not_resent_but_read_again() -> None:
     client, fake, _, _ = client_of(Answer(429, {"Retry-After": "1"}), Answer(200))
     client.merge_patch(DS, {"metadata": {"annotations": {"a": "b"}}}, field_manager="m")
     assert len(fake.calls) == 2  # unconditional: the same patch again
+
+
+def test_an_apply_conditional_on_a_resource_version_sends_it_and_is_not_resent() -> None:
+    manifest = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "n", "namespace": "k"}}
+    client, fake, _, _ = client_of(Answer(429, {"Retry-After": "1"}))
+    with pytest.raises(RereadError):
+        client.apply(manifest, resource_version="7")
+    assert len(fake.calls) == 1
+    assert manifest["metadata"] == {"name": "n", "namespace": "k"}  # the caller's manifest is left as it was
+
+
+def test_the_api_servers_clock_is_its_last_date_plus_the_time_since() -> None:
+    client, _, clock, _ = client_of(
+        Answer(200, {"Date": "Wed, 02 Dec 2026 03:00:00 GMT"}), Answer(200, {"Date": "not a date"})
+    )
+    client.get(DS)
+    clock.sleep(5.0)
+    assert client.server_time() == datetime(2026, 12, 2, 3, 0, 5, tzinfo=UTC).timestamp()
+    client.get(DS)  # a Date that is no date changes nothing
+    assert client.server_time() == datetime(2026, 12, 2, 3, 0, 5, tzinfo=UTC).timestamp()
 
 
 def test_a_preflight_read_does_not_wait() -> None:

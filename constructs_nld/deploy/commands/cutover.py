@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -83,7 +82,7 @@ from constructs_nld.deploy.tables import format_table
 from constructs_nld.deploy.wait import Poll, wait_for
 from constructs_nld.roles import Role
 
-__all__ = ["COMMAND", "end_cutover", "promote", "rollback", "run", "start", "status"]
+__all__ = ["COMMAND", "end_cutover", "promote", "recorded_template", "rollback", "run", "start", "status"]
 
 _CONFIG_ROLES = (Role.COREFILE, Role.KEEPER_CONFIG)
 
@@ -92,8 +91,9 @@ def _rollback() -> str:
     return f"{hint('cutover rollback')} puts the old template back on the canary nodes"
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _now(client: KubeClient) -> str:
+    """The API server's time, as the state's times are written: the canary window is judged by its clock."""
+    return datetime.fromtimestamp(client.server_time(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _started(state: CutoverState) -> float:
@@ -119,7 +119,7 @@ def _write_state(
     """
     annotations: dict[str, Any] = {defaults.CUTOVER_ANNOTATION: state.to_annotation() if state else None}
     if last:
-        annotations[defaults.LAST_CUTOVER_ANNOTATION] = json.dumps({**last, "ended": _now()}, sort_keys=True)
+        annotations[defaults.LAST_CUTOVER_ANNOTATION] = json.dumps({**last, "ended": _now(client)}, sort_keys=True)
     metadata: dict[str, Any] = {"annotations": annotations}
     if resource_version:
         metadata["resourceVersion"] = resource_version
@@ -275,8 +275,7 @@ class _Start:
             template=template,
             old_revision=revisions[0],
             canary=choose_canary(self.candidates, count),
-            started=_now(),
-            old_template=live["spec"]["template"],
+            started=_now(self.client),
             old_strategy=live["spec"].get("updateStrategy") or {},
         )
 
@@ -315,34 +314,38 @@ class _Start:
             return
         live = self.deploy.live[self.ref]
         assert live is not None
-        self.claim(live["metadata"]["resourceVersion"])
+        # The deploy's DaemonSet write is conditional on the state it read: this one, at this version.
+        self.deploy.live[self.ref] = self.claim(live["metadata"]["resourceVersion"])
+        self.deploy.cutover = self.state
         self.out(f"[cutover] started: {summary(self.state)}; state kept on {self.ref}")
 
-    def claim(self, resource_version: str) -> None:
+    def claim(self, resource_version: str) -> Manifest:
         """Write the state only if the DaemonSet is still at ``resource_version``; refused if it changed.
 
         Throttled or lost on the way, the write is not resent as it was: a fresh read shows it
         made (the state is ours), or the DaemonSet unchanged (written again), or changed (refused).
+        The DaemonSet as it is after the write.
         """
         assert self.state is not None
         changed = CutoverError(
             f"{self.ref} changed while this cutover was planned (another cutover started, or a deploy): "
             f"nothing was applied; see {hint('cutover status')}, or rerun"
         )
-        for reread in range(REREADS + 1):
+        rereads = 0
+        while True:
             try:
-                _write_state(self.client, self.ref, self.state, resource_version=resource_version)
-                return
+                return _write_state(self.client, self.ref, self.state, resource_version=resource_version)
             except ApiException as error:
                 if error.status != 409:
                     raise
                 raise changed from None
             except RereadError:
-                if reread == REREADS:
+                rereads += 1
+                if rereads > REREADS:
                     raise
                 current = self.client.get(self.ref)
                 if current is not None and state_of(current) == self.state:
-                    return
+                    return current
                 if current is None or current["metadata"]["resourceVersion"] != resource_version:
                     raise changed from None
 
@@ -423,8 +426,8 @@ def start(session: Session, options: CutoverOptions) -> CutoverState:
     return run.state
 
 
-def _in_progress(ref: ObjectRef, live: Manifest | None) -> CutoverState:
-    state = state_of(live)
+def _in_progress(client: KubeClient, ref: ObjectRef, live: Manifest | None) -> CutoverState:
+    state = state_of(live, now=client.server_time())
     if state is None:
         raise CutoverError(f"no cutover of {ref} is in progress: start one with {hint('cutover start')}")
     return state
@@ -468,7 +471,7 @@ def _judge(
         None,
         "fail" if down else "pass",
     )
-    now = time.time()
+    now = client.server_time()
     started = _started(state)
     prometheus_signals = canary_signals(
         prometheus, targets_of(component, None), [row.pod for row in rows if row.pod], started, now
@@ -497,7 +500,7 @@ def status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, lis
     """``cutover status``: the canary pods and the canary soak; the report and its lines."""
     component = session.component
     ref = ObjectRef.of(component.daemon_set)
-    state = _in_progress(ref, session.kube.get(ref))
+    state = _in_progress(session.kube, ref, session.kube.get(ref))
     report = _judge(session.kube, component, state, _prometheus(options), options)
     return report, _shown(ref, state, report)
 
@@ -512,7 +515,10 @@ def promote(session: Session, options: CutoverOptions, progress: Progress | None
     if state_of(live) is None and (last.get("outcome"), last.get("template")) == ("promoted", template):
         out(f"the cutover of {ref} to the app's template was promoted ({last.get('ended')}): nothing to do")
         return DeployReport()
-    state = _in_progress(ref, live)
+    state = _in_progress(client, ref, live)
+    deploy_options = _deploy_options(options, wait=True)
+    shown = progress or make_progress(deploy_options.progress, out)
+    deploy = DeployState(session, deploy_options, shown, permission="cutover")
     if not state.promoted:
         if template != state.template:
             raise CutoverError(
@@ -532,29 +538,64 @@ def promote(session: Session, options: CutoverOptions, progress: Progress | None
                 )
             out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
                 f"recorded on {ref}")  # fmt: skip
-        state = state.but(promoted=_now(), forced=options.force and report.verdict != "pass")
-        _write_state(client, ref, state)
-    deploy_options = _deploy_options(options, wait=True)
-    shown = progress or make_progress(deploy_options.progress, out)
-    deploy = DeployState(session, deploy_options, shown, permission="cutover")
-    result = run_steps(deploy, steps.deploy_steps(steps.refuse_unpromoted_cutover))
+        run_steps(deploy, steps.deploy_checks(steps.refuse_other_cutover))  # every refusal before the first write
+        state = state.but(promoted=_now(client), forced=options.force and report.verdict != "pass")
+        deploy.live[ref] = _write_state(client, ref, state)
+        deploy.cutover = state
+        result = run_steps(deploy, steps.DEPLOY_WRITES)
+    else:
+        result = run_steps(deploy, steps.deploy_steps(steps.refuse_other_cutover))
     end_cutover(client, ref, state, "promoted")
     out(f"[promote] the cutover of {ref} is promoted: every node runs the new template" + (
         " (forced)" if state.forced else ""))  # fmt: skip
     return result
 
 
+def recorded_template(client: KubeClient, live: Manifest, revision: str) -> Manifest:
+    """The pod template of ``revision`` of the DaemonSet ``live``, from the ControllerRevision its controller wrote.
+
+    A rollback puts back what the cluster itself recorded, never a template carried in an
+    annotation that anyone with ``patch`` on the DaemonSet could write. The revision must be
+    controlled by this DaemonSet (its uid) and carry the hash asked for.
+    """
+    owner = ObjectRef.of(live)
+    ref = ObjectRef("apps/v1", "ControllerRevision", owner.namespace, f"{owner.name}-{revision}")
+    found = client.get(ref)
+    why, template = "", None
+    if found is None:
+        why = "it does not exist (the DaemonSet's revisionHistoryLimit may have removed it)"
+    else:
+        controllers = [o for o in found["metadata"].get("ownerReferences") or [] if o.get("controller")]
+        labels = found["metadata"].get("labels") or {}
+        template = ((found.get("data") or {}).get("spec") or {}).get("template")
+        if [(o.get("kind"), o.get("uid")) for o in controllers] != [("DaemonSet", live["metadata"]["uid"])]:
+            why = f"it is not controlled by {owner}"
+        elif labels.get(REVISION_LABEL) != revision:
+            why = f"its {REVISION_LABEL} label is not {revision!r}"
+        elif not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+            why = "it holds no pod template"
+    if why:
+        raise CutoverError(
+            f"cannot roll back {owner} to the template of before the cutover: {ref}: {why}; deploy the app of "
+            f"before the cutover with {hint('--wait')} instead, then end the cutover with "
+            f"'kubectl annotate daemonset -n {owner.namespace} {owner.name} {defaults.CUTOVER_ANNOTATION}-'"
+        )
+    assert isinstance(template, dict)  # every other case has its why
+    return {key: value for key, value in template.items() if key != "$patch"}
+
+
 def rollback(session: Session, options: CutoverOptions, progress: Progress | None = None) -> RolloutReport | None:
     """``cutover rollback``: the old template back on the canary (and joined) nodes only; its rollout (None: none)."""
     client, component, out = session.kube, session.component, session.out
     ref = ObjectRef.of(component.daemon_set)
-    state = state_of(client.get(ref))
-    if state is None:
+    live = client.get(ref)
+    state = state_of(live, now=client.server_time())
+    if live is None or state is None:
         out(f"no cutover of {ref} is in progress: nothing to roll back")
         return None
     check_access(client, "cutover", [ref], namespace=component.namespace)
     restored = copy.deepcopy(ApplySet(component.namespace).member(component.daemon_set))
-    restored["spec"]["template"] = state.old_template
+    restored["spec"]["template"] = recorded_template(client, live, state.old_revision)
     restored["spec"]["updateStrategy"] = state.old_strategy
     client.apply(restored)
     out(f"[rollback] {ref}: the template of before the cutover ({summary(state)}) put back")
