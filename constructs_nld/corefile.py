@@ -45,6 +45,8 @@ NODE_CACHE_PLUGINS = frozenset(
 Any other top-level directive stops CoreDNS at startup: the pods would crashloop.
 """
 
+_BIND_PLACEHOLDERS = frozenset({placeholders.KUBE_DNS_CLUSTER_IP, *placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS})
+"""What ``bind`` may name besides an address: what node-cache fills in, and the preview's ClusterIP."""
 _PILLAR = re.compile(r"__PILLAR__[A-Z0-9_]*?__(?![A-Z0-9_])")
 _HEALTH_ADDRESS = re.compile(r"\[(?P<host>[^\]]+)\]:(?P<port>\d+)")
 _ZONE_LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
@@ -198,6 +200,12 @@ class Corefile:
                     f"blocks: directive {directive.name!r} in {block.key!r} is not a plugin of node-cache 1.26.8 "
                     f"(one of {', '.join(sorted(NODE_CACHE_PLUGINS))})"
                 )
+        for directive in _walk(block.directives):
+            if directive.name == "import":
+                raise ValueError(
+                    f"blocks: 'import' in {block.key!r} is refused at any depth: CoreDNS expands it wherever it "
+                    "stands, from a file on the node (a missing one stops CoreDNS at its next start)"
+                )
 
     def _lint_health(self) -> None:
         seen: list[str] = []
@@ -233,11 +241,25 @@ class Corefile:
                         f"blocks: bind in {block.key!r} takes bare addresses without brackets, got {arg!r}"
                     )
                 if arg.startswith("__") and arg.endswith("__"):
+                    if arg not in _BIND_PLACEHOLDERS:
+                        raise ValueError(
+                            f"blocks: bind in {block.key!r} takes IP addresses or one of "
+                            f"{', '.join(sorted(_BIND_PLACEHOLDERS))}, got {arg!r}"
+                        )
                     continue
                 try:
-                    ipaddress.ip_address(arg)
+                    address = ipaddress.ip_address(arg)
                 except ValueError:
                     raise ValueError(f"blocks: bind in {block.key!r} takes IP addresses, got {arg!r}") from None
+                if address.is_unspecified:
+                    raise ValueError(
+                        f"blocks: bind in {block.key!r} must name an address, got {arg!r} (every address of the node, "
+                        "on the host network)"
+                    )
+                if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+                    raise ValueError(
+                        f"blocks: bind in {block.key!r} must not be zone-scoped, got {arg!r} (CoreDNS refuses it)"
+                    )
 
     @staticmethod
     def _lint_placeholders(block: ServerBlock) -> None:

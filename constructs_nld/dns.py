@@ -92,6 +92,8 @@ def upstream_address(prop: str, value: str) -> str:
         raise ValueError(f"{prop}: must be an IPv6 address (the cluster is IPv6-only), got IPv4 {value!r}")
     if address.is_unspecified or address.is_multicast or address.is_link_local:
         raise ValueError(f"{prop}: must be a unicast address a server answers from, got {value!r}")
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+        raise ValueError(f"{prop}: must not be zone-scoped, got {value!r} (CoreDNS refuses a zone-scoped address)")
     if not 1 <= port <= 65535:
         raise ValueError(f"{prop}: port must be 1-65535, got {value!r}")
     return str(address) if port == 53 else f"[{address}]:{port}"
@@ -392,6 +394,10 @@ class HostEntry:
                 raise ValueError(
                     f"hosts.addresses: must be IPv6 addresses (the cluster is IPv6-only), got IPv4 {text!r} "
                     f"for {self.name!r}"
+                )
+            if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+                raise ValueError(
+                    f"hosts.addresses: must not be zone-scoped, got {text!r} for {self.name!r} (CoreDNS refuses it)"
                 )
             canonical.append(str(address))
         object.__setattr__(self, "addresses", tuple(canonical))

@@ -313,6 +313,45 @@ def test_fails_when_bind_address_is_bracketed() -> None:
         _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", ("[fd00::10]",)),)))
 
 
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [
+        ("::", r"^blocks: bind in '\.:53' must name an address, got '::' \(every address of the node, on the host"),
+        (
+            "fd00::10%eth0",
+            r"^blocks: bind in '\.:53' must not be zone-scoped, got 'fd00::10%eth0' \(CoreDNS refuses it\)$",
+        ),
+        ("__x__", r"^blocks: bind in '\.:53' takes IP addresses or one of __KUBE_DNS_CLUSTER_IP__, .*, got '__x__'$"),
+        (
+            "__NODE_IP__",
+            r"^blocks: bind in '\.:53' takes IP addresses or one of .*, got '__NODE_IP__'$",
+        ),
+    ],
+    ids=["unspecified", "zone", "placeholder-shaped", "unknown-placeholder"],
+)
+def test_fails_when_bind_names_no_single_address_node_cache_can_serve(arg: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", (arg,)),)))
+
+
+@pytest.mark.parametrize("arg", ["__KUBE_DNS_CLUSTER_IP__", "__PILLAR__LOCAL__DNS__", "fd00::10"])
+def test_bind_takes_an_address_or_a_placeholder_that_becomes_one(arg: str) -> None:
+    assert f"bind {arg}" in _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", (arg,)),))).render()
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        Directive("hosts", block=(Directive("import", ("/etc/coredns/extra",)),)),
+        Directive("forward", (".", "fd03::53"), block=(Directive("policy", block=(Directive("import", ("x",)),)),)),
+    ],
+    ids=["nested", "deeper"],
+)
+def test_fails_when_import_is_nested_at_any_depth(directive: Directive) -> None:
+    with pytest.raises(ValueError, match=r"^blocks: 'import' in '\.:53' is refused at any depth: CoreDNS expands it"):
+        _corefile(ServerBlock(zone=".", port=53, directives=(directive,)))
+
+
 def test_fails_when_bind_argument_is_not_an_address() -> None:
     with pytest.raises(ValueError, match=r"^blocks: bind in '\.:53' takes IP addresses, got 'localhost'"):
         _corefile(ServerBlock(zone=".", port=53, directives=(Directive("bind", ("localhost",)),)))

@@ -290,6 +290,16 @@ REFUSALS: list[tuple[str, Any, str]] = [
         r"^hosts.addresses: must be IPv6 addresses \(the cluster is IPv6-only\), got IPv4 '192.0.2.1'",
     ),
     (
+        "a host entry with a zone-scoped address",
+        lambda: HostEntry(name="registry.corp.example", addresses=("fd03::a1%eth0",)),
+        r"^hosts.addresses: must not be zone-scoped, got 'fd03::a1%eth0' for 'registry.corp.example' \(CoreDNS ",
+    ),
+    (
+        "a zone-scoped upstream server",
+        lambda: NodeLocalDNSProps(upstream_servers=("fd03::53%x",)),
+        r"^upstream_servers: must not be zone-scoped, got 'fd03::53%x' \(CoreDNS refuses a zone-scoped address\)$",
+    ),
+    (
         "a host listed twice",
         lambda: NodeLocalDNSProps(
             hosts=(
