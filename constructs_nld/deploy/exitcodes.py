@@ -166,7 +166,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (
                 ("deploy",),
                 "a cutover is in progress: a deploy would roll every node (cutover promote or rollback; nothing "
-                "applied)",
+                "applied), or one started while the deploy ran (the DaemonSet left as the cutover has it)",
             ),
             (
                 ("cutover",),
