@@ -34,6 +34,7 @@ __all__ = [
     "pool_of",
     "pools_left_out",
     "state_of",
+    "stamp",
     "summary",
     "template_hash",
     "with_on_delete",
@@ -141,6 +142,11 @@ class CutoverState:
 
     forced: bool = False
     """``promote --force`` overrode a soak that did not pass."""
+
+    @property
+    def started_at(self) -> float:
+        """``started`` in epoch seconds: where the canary soak's window starts."""
+        return _time("started", self.started)
 
     @property
     def canary_names(self) -> tuple[str, ...]:
@@ -301,6 +307,11 @@ def _check_strategy(strategy: Mapping[str, Any]) -> None:
             raise ValueError(f"old_strategy: {key} is neither a count nor a percentage")
 
 
+def stamp(epoch: float) -> str:
+    """An instant as the state writes its times (``2026-12-02T03:00:00Z``): UTC, whole seconds."""
+    return datetime.fromtimestamp(epoch, UTC).strftime(_TIME_FORMAT)
+
+
 def _time(name: str, value: str) -> float:
     try:
         return datetime.strptime(value, _TIME_FORMAT).replace(tzinfo=UTC).timestamp()
@@ -309,15 +320,16 @@ def _time(name: str, value: str) -> float:
 
 
 def _check_times(state: CutoverState, created: str | None, now: float | None) -> None:
-    started = _time("started", state.started)
+    started = state.started_at
     times = [("started", started)]
     if state.promoted:
         promoted = _time("promoted", state.promoted)
         if promoted < started:
             raise ValueError(f"promoted {state.promoted} is before started {state.started}")
         times.append(("promoted", promoted))
+    born = None if created is None else _time("the DaemonSet's creationTimestamp", created)
     for name, value in times:
-        if created is not None and value < _time("the DaemonSet's creationTimestamp", created):
+        if born is not None and value < born:
             raise ValueError(f"{name} {getattr(state, name)} is before the DaemonSet was created ({created})")
         if now is not None and value > now + _CLOCK_STEP:
             raise ValueError(f"{name} {getattr(state, name)} is in the future by the API server's clock")

@@ -56,6 +56,7 @@ from constructs_nld.deploy.cutover import (
     choose_canary,
     pool_of,
     pools_left_out,
+    stamp,
     state_of,
     summary,
     template_hash,
@@ -93,11 +94,7 @@ def _rollback() -> str:
 
 def _now(client: KubeClient) -> str:
     """The API server's time, as the state's times are written: the canary window is judged by its clock."""
-    return datetime.fromtimestamp(client.server_time(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _started(state: CutoverState) -> float:
-    return datetime.fromisoformat(state.started.replace("Z", "+00:00")).timestamp()
+    return stamp(client.server_time())
 
 
 def _revision(pod: Manifest) -> str:
@@ -472,7 +469,7 @@ def _judge(
         "fail" if down else "pass",
     )
     now = client.server_time()
-    started = _started(state)
+    started = state.started_at
     prometheus_signals = canary_signals(
         prometheus, targets_of(component, None), [row.pod for row in rows if row.pod], started, now
     )
