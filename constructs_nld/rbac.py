@@ -90,6 +90,14 @@ class DeployerRBACProps:
     labels: Mapping[str, str] = field(default_factory=dict)
     """Labels on every object, beside ``app.kubernetes.io/name: node-local-dns-deployer``. Default: - none."""
 
+    retired: tuple[NodeLocalDNSProps, ...] = ()
+    """Earlier versions of the component, whose objects a deploy of ``component`` still prunes. Default: - none.
+
+    Every rule names our objects, so an object the app stops defining (a dashboard turned
+    off, a renamed Service) is no longer named: list the props it was deployed with here
+    until the deploy that prunes it has run. Its objects get ``get`` and ``delete``, no write.
+    """
+
     def __post_init__(self) -> None:
         """Refuse an empty, unknown or repeated command, a name that cannot prefix an object's, and bad labels."""
         check_types(self)
@@ -114,9 +122,17 @@ class DeployerRBAC(Construct):
         """Define, per command, its Roles (one per namespace), its ClusterRole if any, and their bindings."""
         super().__init__(scope, id)
         self.props = props_or_defaults(props, DeployerRBACProps)
-        resources = component_resources(_manifests(self.props.component))
+        manifests = _manifests(self.props.component)
+        resources = component_resources(manifests)
+        retired = {resource for old in self.props.retired for resource in component_resources(_manifests(old))}
         self.rules: dict[Command, tuple[Rule, ...]] = {
-            command: rules(command, resources, namespace=self.props.component.namespace)
+            command: rules(
+                command,
+                resources,
+                namespace=self.props.component.namespace,
+                kube_dns_config=_mounts_kube_dns_config(manifests),
+                retired=retired,
+            )
             for command in self.props.commands
         }
         """The rules of each command, as rendered."""
@@ -130,7 +146,12 @@ class DeployerRBAC(Construct):
             name=name, namespace=namespace, labels={NAME_LABEL: _NAME_LABEL_VALUE, **self.props.labels}
         )
         policy = [
-            k8s.PolicyRule(api_groups=[r.group], resources=list(r.resources), verbs=list(r.verbs))
+            k8s.PolicyRule(
+                api_groups=[r.group],
+                resources=list(r.resources),
+                resource_names=list(r.names) or None,
+                verbs=list(r.verbs),
+            )
             for r in command_rules
         ]
         kind = "Role" if namespace else "ClusterRole"
@@ -154,3 +175,13 @@ def _manifests(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
     app = cdk8s.App()
     NodeLocalDNS(app, "nodelocaldns", props)
     return [manifest for chart in app.charts for manifest in chart.to_json()]
+
+
+def _mounts_kube_dns_config(manifests: list[dict[str, Any]]) -> bool:
+    """Whether node-cache's DaemonSet mounts the ``kube-dns`` ConfigMap (a deploy then reads it)."""
+    return any(
+        (volume.get("configMap") or {}).get("name") == defaults.KUBE_DNS_CONFIG_MAP_NAME
+        for manifest in manifests
+        if manifest["kind"] == "DaemonSet"
+        for volume in manifest["spec"]["template"]["spec"].get("volumes") or []
+    )

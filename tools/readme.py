@@ -167,12 +167,16 @@ def rbac_table() -> str:
     from constructs_nld.runtime import cdk8s
 
     rbac = DeployerRBAC(cdk8s.Chart(cdk8s.App(), "rbac"), "deployer")
-    rows = ["| command | where | API group | resources | verbs |", "| --- | --- | --- | --- | --- |"]
+    rows = [
+        "| command | where | API group | resources | names | verbs |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for command, rules in rbac.rules.items():
         for rule in rules:
             where = f"namespace `{rule.namespace}` (Role)" if rule.namespace else "cluster-wide (ClusterRole)"
+            names = ", ".join(f"`{name}`" for name in rule.names) or "any"
             rows.append(
-                f"| `{command}` | {where} | `{rule.group or 'core'}` | {', '.join(rule.resources)} | "
+                f"| `{command}` | {where} | `{rule.group or 'core'}` | {', '.join(rule.resources)} | {names} | "
                 f"{', '.join(rule.verbs)} |"
             )
     return "\n".join(rows) + "\n"

@@ -34,12 +34,12 @@ _WHAT: Final[dict[Command, str]] = {
 
 
 def resources(client: KubeClient, refs: Iterable[ObjectRef]) -> set[Resource]:
-    """The resources of ``refs``, as the API server's discovery names them."""
+    """The objects of ``refs``, their resources as the API server's discovery names them."""
     found: set[Resource] = set()
     for ref in refs:
         served = client.resource_type(ref.api_version, ref.kind)
         group = ref.api_version.rpartition("/")[0]
-        found.add(Resource(group, served.plural, ref.namespace if served.namespaced else None))
+        found.add(Resource(group, served.plural, ref.namespace if served.namespaced else None, ref.name))
     return found
 
 
@@ -66,7 +66,7 @@ def _allowed(client: KubeClient, needed: list[Permission]) -> list[bool]:
         reviews = dict(zip(namespaces, pool.map(client.rules_review, namespaces), strict=True))
         shown = [p.namespace is not None and any(grants(rule, p) for rule in reviews[p.namespace]) for p in needed]
         asked = [p for p, granted in zip(needed, shown, strict=True) if not granted]
-        answers = iter(pool.map(lambda p: client.allowed(p.verb, p.group, p.resource, p.namespace), asked))
+        answers = iter(pool.map(lambda p: client.allowed(p.verb, p.group, p.resource, p.namespace, p.name), asked))
     return [granted or next(answers) for granted in shown]
 
 
@@ -77,13 +77,24 @@ def check_access(
     *,
     namespace: str,
     monitoring_served: bool = True,
+    kube_dns_config: bool = False,
+    retired: Iterable[ObjectRef] = (),
 ) -> None:
-    """Raise :class:`ForbiddenError` naming every permission ``command`` needs for ``refs`` that is refused."""
-    needed: list[Permission] = [
-        permission
-        for rule in rules(command, resources(client, refs), namespace=namespace, monitoring_served=monitoring_served)
-        for permission in rule.permissions()
-    ]
+    """Raise :class:`ForbiddenError` naming every permission ``command`` needs for ``refs`` that is refused.
+
+    ``retired``: live members the app no longer defines, which a deploy prunes (read and
+    deleted, never applied). ``kube_dns_config``: whether node-cache mounts the ``kube-dns``
+    ConfigMap, which a deploy then reads.
+    """
+    command_rules = rules(
+        command,
+        resources(client, refs),
+        namespace=namespace,
+        monitoring_served=monitoring_served,
+        kube_dns_config=kube_dns_config,
+        retired=resources(client, retired),
+    )
+    needed: list[Permission] = [permission for rule in command_rules for permission in rule.permissions()]
     refused = [permission for permission, allowed in zip(needed, _allowed(client, needed), strict=True) if not allowed]
     if refused:
         raise ForbiddenError(

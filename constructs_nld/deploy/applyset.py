@@ -14,7 +14,10 @@ namespaces before anything is applied, so an interrupted deploy leaks nothing, a
 narrowed to the new set once pruning is done.
 
 The label alone says nothing of who applied an object: anyone who may patch one can copy the
-set's public id onto it. An object is pruned only when this tool's server-side apply owns its
+set's public id onto it. The parent therefore records its members too (under
+:data:`MEMBERS_KEY` in its data, which the KEP leaves to the tool: kind, namespace and name,
+written with the kinds and namespaces, so it costs no write of its own), and an object is
+pruned only when the parent records it and this tool's server-side apply owns its
 ``part-of`` label: the API server's own record of who applied what (``managedFields``, an
 ``Apply`` entry of :data:`~constructs_nld.deploy.kube.FIELD_MANAGER`), which a ``kubectl
 label``, an edit, or a patch sent in our manager's name (an ``Update``) never writes. Only the
@@ -40,6 +43,7 @@ __all__ = [
     "ADDITIONAL_NAMESPACES_ANNOTATION",
     "GROUP_KINDS_ANNOTATION",
     "ID_LABEL",
+    "MEMBERS_KEY",
     "PART_OF_LABEL",
     "TOOLING",
     "TOOLING_ANNOTATION",
@@ -47,6 +51,7 @@ __all__ = [
     "Stale",
     "applyset_id",
     "group_kind",
+    "member_key",
     "owns_part_of",
 ]
 
@@ -65,6 +70,14 @@ GROUP_KINDS_ANNOTATION: Final = "applyset.kubernetes.io/contains-group-kinds"
 ADDITIONAL_NAMESPACES_ANNOTATION: Final = "applyset.kubernetes.io/additional-namespaces"
 """On the parent: the namespaces of members besides the parent's own (sorted)."""
 
+MEMBERS_KEY: Final = "members"
+"""In the parent's data: every member as ``Kind.group/namespace/name`` (sorted, one per line): what may be pruned.
+
+A name, not a uid: the record is written before the members are applied (with the widened
+kinds), so it needs no write of its own after they are created; an object of that name that
+someone else made is still not pruned unless this tool's apply owns its ``part-of`` label.
+"""
+
 TOOLING_NAME: Final = "nld-deploy"
 TOOLING: Final = f"{TOOLING_NAME}/v1"
 """This tool, as the parent names it; the version is the ApplySet format it writes, not a release."""
@@ -80,6 +93,11 @@ def applyset_id(name: str, namespace: str) -> str:
     """The KEP's id of a ConfigMap parent: base64url (no padding) of sha256 of ``name.namespace.ConfigMap.``."""
     digest = hashlib.sha256(f"{name}.{namespace}.ConfigMap.".encode()).digest()
     return f"applyset-{base64.urlsafe_b64encode(digest).decode().rstrip('=')}-v1"
+
+
+def member_key(ref: ObjectRef) -> str:
+    """How :data:`MEMBERS_KEY` names a member: ``DaemonSet.apps/kube-system/node-local-dns``."""
+    return f"{group_kind(ref.api_version, ref.kind)}/{ref.namespace or ''}/{ref.name}"
 
 
 def owns_part_of(live: Mapping[str, Any]) -> bool:
@@ -147,8 +165,8 @@ class ApplySet:
                 "it is not this set's parent; delete it, then rerun"
             )
 
-    def parent(self, kinds: Iterable[str], namespaces: Iterable[str]) -> Manifest:
-        """The parent as applied: the set's kinds and namespaces (besides the parent's own)."""
+    def parent(self, kinds: Iterable[str], namespaces: Iterable[str], members: Iterable[str]) -> Manifest:
+        """The parent as applied: the set's kinds, namespaces (besides the parent's own) and members."""
         return {
             "apiVersion": "v1",
             "kind": "ConfigMap",
@@ -162,6 +180,7 @@ class ApplySet:
                     ADDITIONAL_NAMESPACES_ANNOTATION: ",".join(sorted(set(namespaces) - {self.namespace})),
                 },
             },
+            "data": {MEMBERS_KEY: "".join(f"{key}\n" for key in sorted(set(members)))},
         }
 
     @staticmethod
@@ -171,6 +190,14 @@ class ApplySet:
         kinds = {k for k in str(annotations.get(GROUP_KINDS_ANNOTATION, "")).split(",") if k}
         namespaces = {n for n in str(annotations.get(ADDITIONAL_NAMESPACES_ANNOTATION, "")).split(",") if n}
         return kinds, namespaces
+
+    @staticmethod
+    def recorded_members(live: Mapping[str, Any] | None) -> frozenset[str] | None:
+        """The members a live parent records (:func:`member_key`); None for a parent written before the record."""
+        data = (live or {}).get("data") or {}
+        if MEMBERS_KEY not in data:
+            return None if live is not None else frozenset()
+        return frozenset(key for key in str(data[MEMBERS_KEY]).splitlines() if key)
 
     def live_members(
         self, client: KubeClient, kinds: Iterable[str], namespaces: Iterable[str]
@@ -192,13 +219,28 @@ class ApplySet:
         return list(found.items())
 
     @staticmethod
-    def stale(members: Iterable[tuple[ObjectRef, Manifest]], defined: Iterable[ObjectRef]) -> list[Stale]:
-        """The live members the app no longer defines, with their other field managers and why one is not ours."""
+    def stale(
+        members: Iterable[tuple[ObjectRef, Manifest]],
+        defined: Iterable[ObjectRef],
+        recorded: frozenset[str] | None = None,
+    ) -> list[Stale]:
+        """The live members the app no longer defines, with their other field managers and why one is not ours.
+
+        ``recorded``: the members the parent records; an object it does not name is not ours.
+        None (a parent written before the record) leaves the ``part-of`` label's owner to decide.
+        """
         kept = set(defined)
         ours = frozenset({FIELD_MANAGER, RESTART_FIELD_MANAGER})
-        foreign = f"its {PART_OF_LABEL} label was set by another hand than nld-deploy's apply"
+
+        def foreign(ref: ObjectRef, live: Manifest) -> str:
+            if not owns_part_of(live):
+                return f"its {PART_OF_LABEL} label was set by another hand than nld-deploy's apply"
+            if recorded is not None and member_key(ref) not in recorded:
+                return "the parent does not record it as a member"
+            return ""
+
         return [
-            Stale(ref, live, tuple(sorted(field_managers(live) - ours)), "" if owns_part_of(live) else foreign)
+            Stale(ref, live, tuple(sorted(field_managers(live) - ours)), foreign(ref, live))
             for ref, live in members
             if ref not in kept
         ]

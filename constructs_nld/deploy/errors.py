@@ -5,6 +5,7 @@ from __future__ import annotations
 from constructs_nld.deploy.exitcodes import ExitCode
 
 __all__ = [
+    "AdmissionError",
     "ApiUnreachableError",
     "ClusterIPError",
     "CutoverError",
@@ -47,6 +48,10 @@ class PreconditionError(DeployError):
     """A live object conflicts with what the deploy would write."""
 
     exit_code = ExitCode.PRECONDITION
+
+
+class AdmissionError(PreconditionError):
+    """The API server's admission refuses an object in a dry run (a policy, a webhook, a quota): nothing applied."""
 
 
 class ClusterIPError(DeployError):

@@ -553,15 +553,18 @@ class KubeClient:
         status: Manifest = (answer or {}).get("status", {})
         return status
 
-    def allowed(self, verb: str, group: str, resource: str, namespace: str | None) -> bool:
-        """Whether this client's user may ``verb`` ``resource`` there: a SelfSubjectAccessReview.
+    def allowed(self, verb: str, group: str, resource: str, namespace: str | None, name: str | None = None) -> bool:
+        """Whether this client's user may ``verb`` ``resource`` there (the object ``name``): a SelfSubjectAccessReview.
 
         Every authenticated user may ask (Kubernetes' ``system:basic-user`` role), and the
-        answer is the authorizer's own, whatever it is (RBAC, a webhook).
+        answer is the authorizer's own, whatever it is (RBAC, a webhook). With a name, a rule
+        limited to ``resourceNames`` answers as it does for the request on that object.
         """
         attributes = {"verb": verb, "group": group, "resource": resource}
         if namespace:
             attributes["namespace"] = namespace
+        if name:
+            attributes["name"] = name
         return bool(self._review("SelfSubjectAccessReview", {"resourceAttributes": attributes}).get("allowed"))
 
     def rules_review(self, namespace: str) -> tuple[Manifest, ...]:

@@ -45,17 +45,19 @@ from kubernetes.client.exceptions import ApiException
 
 from constructs_nld import defaults
 from constructs_nld.deploy.access import check_access
-from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind
+from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind, member_key
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
 from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.cutover import CutoverState, state_of, summary, template_hash
 from constructs_nld.deploy.errors import (
+    AdmissionError,
     CutoverError,
     InvalidConfigError,
     MonitoringUnavailableError,
     PreconditionError,
     WaitTimeoutError,
 )
+from constructs_nld.deploy.fleet import api_error
 from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
 from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
@@ -155,6 +157,8 @@ class DeployState:
     """How many of ``planned`` step 5 applies (through kube-dns-upstream's chart)."""
     stale: list[Stale] = field(default_factory=list)
     """What the ApplySet holds that the app no longer defines."""
+    members: set[str] = field(default_factory=set)
+    """The app's objects, as the parent records its members (:func:`~constructs_nld.deploy.applyset.member_key`)."""
     instead: dict[ObjectRef, Manifest] = field(default_factory=dict)
     """Manifests to apply in place of the app's (a cutover's DaemonSet, made ``OnDelete``)."""
     applied: dict[ObjectRef, Manifest] = field(default_factory=dict)
@@ -162,6 +166,8 @@ class DeployState:
     """kube-dns-upstream once it has its ClusterIP."""
     kinds: set[str] = field(default_factory=set)
     namespaces: set[str] = field(default_factory=set)
+    probes: dict[ObjectRef, Manifest] = field(default_factory=dict)
+    """Each planned object as the API server would store it: ``admit``'s dry runs."""
 
     @property
     def component(self) -> Component:
@@ -306,9 +312,16 @@ def plan(state: DeployState) -> None:
     members = applyset.live_members(
         client, known_kinds & recorded_kinds, known_namespaces & (recorded_namespaces | {applyset.namespace})
     )
-    state.stale = ApplySet.stale(members, defined)
-    touched = [item.ref for item in state.planned] + [stale.ref for stale in state.stale if not stale.foreign]
-    check_access(client, state.permission, touched, namespace=state.component.namespace)
+    state.stale = ApplySet.stale(members, defined, ApplySet.recorded_members(parent))
+    state.members = {member_key(ref) for ref in defined}
+    check_access(
+        client,
+        state.permission,
+        [item.ref for item in state.planned],
+        namespace=state.component.namespace,
+        kube_dns_config=state.component.reads_kube_dns_config,
+        retired=[stale.ref for stale in state.stale if not stale.foreign],
+    )
     state.split = _services_phase(state.planned, state.component)
     objects = sum(len(chart.objects) for chart in charts)
     how = (
@@ -327,11 +340,32 @@ def plan(state: DeployState) -> None:
     )
 
 
+def admit(state: DeployState) -> None:
+    """Step 4, last: every planned object through the API server's admission as a dry run, before any write.
+
+    A refusal that only the cluster knows (PodSecurity, a webhook, a ResourceQuota, a policy)
+    of the last object refuses the whole deploy, with nothing applied. The answers are kept:
+    ``_reconcile`` reads from them whether an object changes, so a deploy with nothing to
+    change makes no more requests than before.
+    """
+    if state.options.diff:
+        return
+    client = state.session.kube
+    for item in state.planned:
+        if item.ref not in state.live:
+            state.live[item.ref] = client.get(item.ref)
+        try:
+            state.probes[item.ref] = client.apply(state.instead.get(item.ref, item.manifest), dry_run=True)
+        except ApiException as error:
+            said = " ".join(api_error(error).split())
+            raise AdmissionError(f"{item.ref}: refused in a dry run, {said}; nothing applied") from None
+
+
 # --- steps 5-7: writes ---------------------------------------------------------------------------
-def _write_parent(state: DeployState, kinds: set[str], namespaces: set[str]) -> None:
-    """Apply the ApplySet parent for ``kinds`` and ``namespaces`` unless it already says so."""
+def _write_parent(state: DeployState, kinds: set[str], namespaces: set[str], members: set[str]) -> None:
+    """Apply the ApplySet parent for ``kinds``, ``namespaces`` and ``members`` unless it already says so."""
     applyset = state.applyset
-    desired = applyset.parent(kinds, namespaces)
+    desired = applyset.parent(kinds, namespaces, members)
     live = state.live.get(applyset.ref)
     if state.options.diff or (live is not None and is_subset(desired, live)):
         return
@@ -376,7 +410,7 @@ def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[M
         if adopted is not None:
             live, taken_over = adopted, True
     if live is not None and is_subset(desired, live):
-        probe = client.apply(desired, dry_run=True)
+        probe = state.probes[ref] if ref in state.probes and not taken_over else client.apply(desired, dry_run=True)
         if same_object(live, probe):
             return live, ObjectResult(ref, "unchanged", taken_over)
     if ref == ObjectRef.of(state.component.daemon_set) and live is not None and not state.options.dry_run:
@@ -438,8 +472,12 @@ def _apply(state: DeployState, step: str, planned: list[Planned]) -> None:
 
 def apply_services(state: DeployState) -> None:
     """Step 5: the parent widened first (an interrupted run leaks nothing), then up to kube-dns-upstream."""
-    recorded_kinds, recorded_namespaces = ApplySet.recorded(state.live.get(state.applyset.ref))
-    _write_parent(state, state.kinds | recorded_kinds, state.namespaces | recorded_namespaces)
+    parent = state.live.get(state.applyset.ref)
+    recorded_kinds, recorded_namespaces = ApplySet.recorded(parent)
+    recorded_members = ApplySet.recorded_members(parent) or frozenset()
+    _write_parent(
+        state, state.kinds | recorded_kinds, state.namespaces | recorded_namespaces, state.members | recorded_members
+    )
     _apply(state, "5/7", state.planned[: state.split])
     state.upstream = _wait_for_upstream_ip(state, ObjectRef.of(state.component.upstream_service))
 
@@ -531,7 +569,7 @@ def prune(state: DeployState) -> None:
         state.report.pruned.append(item.ref)
         state.report.objects.append(ObjectResult(item.ref, "pruned"))
     if not held:
-        _write_parent(state, state.kinds, state.namespaces)
+        _write_parent(state, state.kinds, state.namespaces, state.members)
     if state.stale:
         verb = "would prune" if state.options.diff else "pruned"
         line = f"[prune] {verb}: {', '.join(str(r) for r in state.report.pruned) or 'nothing'}{state.suffix}"
@@ -552,7 +590,7 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     Every refusal of a deploy is among them: a caller that writes state of its own (``cutover
     promote``) takes them first, so that a refused run leaves nothing behind.
     """
-    return (check_app, precondition, guard, report_cluster_ip, plan)
+    return (check_app, precondition, guard, report_cluster_ip, plan, admit)
 
 
 DEPLOY_WRITES: Final[tuple[Step, ...]] = (apply_services, apply_rest, restart, follow, prune)

@@ -1065,6 +1065,7 @@ DEPLOYER_RBAC_PROPS = props(
             st.one_of(st.just("n" * (63 - len(_LONGEST_COMMAND))), NAMES.near),
         ),
         "labels": LABELS,
+        "retired": _tuples(Kind(NODE_LOCAL_DNS_PROPS.valid, NODE_LOCAL_DNS_PROPS.perturbed), min_size=0, max_size=1),
     },
 )
 

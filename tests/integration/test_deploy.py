@@ -413,7 +413,9 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
 
     deploy(open_session(client, props_source(fallthrough), read="deployable", out=lambda line: None))
 
+    # The parent records the keeper's ConfigMap as a member (constructs_nld.deploy.applyset).
     assert sorted(set(written_paths(cluster, mark))) == [
+        "configmaps/node-local-dns-applyset",
         "configmaps/node-local-dns-keeper",
         "daemonsets/node-local-dns",
     ]

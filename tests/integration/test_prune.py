@@ -8,6 +8,7 @@ kubectl, given the same manifests and parent, computes the same set.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from constructs_nld.deploy import (
     open_session,
     props_source,
 )
-from constructs_nld.deploy.applyset import applyset_id
+from constructs_nld.deploy.applyset import PART_OF_LABEL, applyset_id
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import PreconditionError
 from tests.controlplane import ControlPlane
@@ -179,6 +180,42 @@ def test_an_object_labelled_by_another_hand_is_never_pruned_and_the_deploy_says_
     assert report.pruned == []
     assert get(cluster, "/api/v1/namespaces/kube-system/configmaps/aws-auth") is not None
     assert get(cluster, "/api/v1/namespaces/kube-system/configmaps/patched") is not None
+
+
+def test_an_object_applied_in_our_apply_managers_name_that_the_parent_does_not_record_is_never_pruned(
+    cluster: ControlPlane, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+    planted = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "planted", "namespace": "kube-system", "labels": {PART_OF_LABEL: SET_ID}},
+    }
+    # A server-side apply that claims our manager's name owns the label as our own apply would.
+    kubectl(cluster, "apply", "--server-side", "--field-manager", "nld-deploy", "-f", "-", input=json.dumps(planted))
+    capsys.readouterr()
+
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path), "--diff"]) == 0
+    diff = capsys.readouterr().out
+    report, out = run(cluster, with_team_chart(NodeLocalDNSProps(), team=False))
+
+    why = "the parent does not record it as a member"
+    for text in (diff, out):
+        assert f"configmap/kube-system/planted ({why})" in text, text
+    assert report.pruned == []
+    assert get(cluster, "/api/v1/namespaces/kube-system/configmaps/planted") is not None
+
+
+def test_the_parent_records_the_apps_objects_as_its_members(cluster: ControlPlane) -> None:
+    run(cluster, with_team_chart(NodeLocalDNSProps(), team=True))
+
+    parent = get(cluster, "/api/v1/namespaces/kube-system/configmaps/node-local-dns-applyset")
+
+    assert parent is not None
+    members = parent["data"]["members"].splitlines()
+    assert "ConfigMap/kube-system/team-settings" in members
+    assert "DaemonSet.apps/kube-system/node-local-dns" in members
+    assert members == sorted(members)
 
 
 def test_an_object_of_a_name_the_app_had_whose_label_is_not_our_applys_is_never_pruned(

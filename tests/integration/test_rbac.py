@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
+import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -30,9 +31,11 @@ from kubernetes.client.exceptions import ApiException
 
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
+from constructs_nld.deploy.kube import ObjectRef
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.permissions import RBAC_COMMANDS, Command, Permission, Rule, component_resources, rules
 from tests.controlplane import REPO_ROOT, ControlPlane
+from tests.deploysh import KUBECTL
 from tests.fleet import fleet_node
 from tests.harness.rest import Rest
 from tests.integration import rest
@@ -46,7 +49,7 @@ RBAC = "/apis/rbac.authorization.k8s.io/v1"
 # The app's objects, from the reviewed preview: collection needs no jsii.
 _PREVIEW = [obj for path in sorted((REPO_ROOT / "dist").glob("*.yaml")) for obj in yaml.safe_load_all(path.read_text())]
 RULES: dict[Command, tuple[Rule, ...]] = {
-    command: rules(command, component_resources(_PREVIEW)) for command in RBAC_COMMANDS
+    command: rules(command, component_resources(_PREVIEW), kube_dns_config=True) for command in RBAC_COMMANDS
 }
 ARGV: dict[Command, tuple[str, ...]] = {"cutover": ("cutover", "start")}
 """How each command is run where its name alone is not a command line."""
@@ -119,10 +122,11 @@ class Deployer:
             self.admin.request("POST", _path(obj), body=obj)
         client = load_client(str(self.kubeconfig), None, timeout=10)
         allowed = {
-            Permission(verb, rule["apiGroups"][0], resource, obj["metadata"].get("namespace"))
+            Permission(verb, rule["apiGroups"][0], resource, obj["metadata"].get("namespace"), name)
             for obj in objects
             for rule in obj.get("rules", [])
             for resource in rule["resources"]
+            for name in rule.get("resourceNames") or [None]
             for verb in rule["verbs"]
         }
         # A ClusterRole's grant holds in every namespace too.
@@ -132,7 +136,7 @@ class Deployer:
             (p, False) for p in refused_here if replace(p, namespace=None) not in everywhere
         ]
         deadline = time.monotonic() + 15
-        while any(client.allowed(p.verb, p.group, p.resource, p.namespace) != want for p, want in expected):
+        while any(client.allowed(p.verb, p.group, p.resource, p.namespace, p.name) != want for p, want in expected):
             assert time.monotonic() < deadline, "RBAC did not take the grant within 15 s"
             time.sleep(0.1)
 
@@ -171,7 +175,7 @@ def deployer(cluster: ControlPlane, tmp_path: Path) -> Iterator[Deployer]:
 
 
 def _used(rule: Rule, events: list[dict[str, Any]]) -> bool:
-    """Whether a request of ``events`` needed ``rule``: its verb, group and resource, where the rule applies."""
+    """Whether a request of ``events`` needed ``rule``: its verb, group, resource and name, where the rule applies."""
     for event in events:
         ref = event.get("objectRef") or {}
         if (
@@ -180,6 +184,7 @@ def _used(rule: Rule, events: list[dict[str, Any]]) -> bool:
             and ref.get("resource") in rule.resources
             and not ref.get("subresource")
             and (rule.namespace is None or ref.get("namespace") == rule.namespace)
+            and (not rule.names or ref.get("name") in rule.names)
         ):
             return True
     return False
@@ -298,3 +303,129 @@ def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer
 
     assert refused.value.status == 403 and "cannot create resource" in str(refused.value.body)
     assert created["metadata"]["name"] == "probe"
+
+
+def test_a_server_side_apply_that_creates_is_authorized_by_the_name_it_creates(deployer: Deployer) -> None:
+    meta = {"name": "node-local-dns-deployer-deploy", "namespace": "monitoring"}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": meta,
+        "rules": [
+            {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["probe"], "verbs": ["create", "patch"]}
+        ],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": meta,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": meta["name"]},
+        "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NAMESPACE}],
+    }
+    deployer.grant([role, binding])
+    client = load_client(str(deployer.kubeconfig), None, timeout=10)
+
+    def config_map(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "monitoring"}}
+
+    created = client.apply(config_map("probe"))
+    with pytest.raises(ApiException) as refused:
+        client.apply(config_map("aws-auth"))
+    deployer.admin.request("DELETE", "/api/v1/namespaces/monitoring/configmaps/probe")
+
+    assert created["metadata"]["name"] == "probe"
+    assert refused.value.status == 403 and "aws-auth" in str(refused.value.body)
+
+
+FOREIGN = {
+    "configmaps/aws-auth": set(),
+    "configmaps/coredns": set(),
+    "configmaps/kube-dns": {"get"},
+    "services/kube-dns": {"get"},
+    "daemonsets.apps/kube-proxy": set(),
+    "daemonsets.apps/aws-node": set(),
+}
+"""Objects of kube-system that are not ours, and the verbs some command needs on them (reads only)."""
+VERBS = ("get", "create", "patch", "update", "delete")
+
+
+def test_kubectl_auth_can_i_answers_no_on_objects_that_are_not_ours_for_every_verb_we_do_not_need(
+    deployer: Deployer, rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]]
+) -> None:
+    deployer.grant(rendered[1])
+
+    def can_i(verb: str, target: str) -> bool:
+        answer = subprocess.run(
+            [
+                str(KUBECTL),
+                "--kubeconfig",
+                str(deployer.kubeconfig),
+                "auth",
+                "can-i",
+                verb,
+                target,
+                "-n",
+                "kube-system",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert answer.stdout.strip() in ("yes", "no"), answer
+        return answer.stdout.strip() == "yes"
+
+    answers = {target: {verb for verb in VERBS if can_i(verb, target)} for target in FOREIGN}
+    ours = {verb for verb in VERBS if can_i(verb, "daemonsets.apps/node-local-dns")}
+
+    assert answers == FOREIGN
+    assert ours == {"get", "create", "patch", "delete"}
+
+
+def _documented_policy() -> list[dict[str, Any]]:
+    """The admission policy of docs/rbac.md ("Optional: node-cache's pods only"), for the test's deployer."""
+    text = (REPO_ROOT / "docs" / "rbac.md").read_text().split("### Optional: node-cache's pods only", 1)[1]
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    return list(yaml.safe_load_all(block.replace("system:serviceaccount:ci:nodelocaldns-deployer", USER)))
+
+
+def test_the_documented_admission_policy_limits_the_deployers_pod_deletes_to_node_cache(
+    deployer: Deployer, rendered: tuple[dict[Command, tuple[Rule, ...]], list[dict[str, Any]]]
+) -> None:
+    admin = deployer.admin
+    admission = "/apis/admissionregistration.k8s.io/v1"
+    policy, binding = _documented_policy()
+    pods = {"node-cache": "node-local-dns", "proxy": "kube-proxy"}
+    for name, app in pods.items():
+        pod = {
+            "metadata": {"name": name, "labels": {"k8s-app": app}},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]},
+        }
+        admin.request("POST", "/api/v1/namespaces/kube-system/pods", body=pod, ok=(201,))
+    admin.request("POST", f"{admission}/validatingadmissionpolicies", body=policy, ok=(201,))
+    admin.request("POST", f"{admission}/validatingadmissionpolicybindings", body=binding, ok=(201,))
+    deployer.grant(_without(rendered[1], "uninstall", None))
+    client = load_client(str(deployer.kubeconfig), None, timeout=10)
+    proxy = ObjectRef("v1", "Pod", "kube-system", "proxy")
+    try:
+        # The policy holds once the API server has loaded it: the first refused dry run says so.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client.delete(proxy, dry_run=True)
+            except ApiException as error:
+                refused = error
+                break
+            assert time.monotonic() < deadline, "the admission policy did not take hold within 30 s"
+            time.sleep(0.1)
+        deleted = client.delete(ObjectRef("v1", "Pod", "kube-system", "node-cache"))
+        with pytest.raises(ApiException) as again:
+            client.delete(proxy)
+    finally:
+        admin.request("DELETE", f"{admission}/validatingadmissionpolicybindings/{binding['metadata']['name']}")
+        admin.request("DELETE", f"{admission}/validatingadmissionpolicies/{policy['metadata']['name']}")
+        for name in pods:
+            admin.request("DELETE", f"/api/v1/namespaces/kube-system/pods/{name}", ok=(200, 404))
+
+    assert refused.status == 403 and "deletes node-cache's pods only" in str(refused.body)
+    assert deleted is not None and deleted["metadata"]["name"] == "node-cache"
+    assert again.value.status == 403

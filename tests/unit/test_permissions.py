@@ -12,12 +12,26 @@ from typing import Any
 import pytest
 
 from constructs_nld import DeployerRBAC, DeployerRBACProps, DeployerSubject, NodeLocalDNSProps
-from constructs_nld.permissions import Permission, Resource, Rule, component_resources, describe, grants, rules
+from constructs_nld.permissions import (
+    RBAC_COMMANDS,
+    Permission,
+    Resource,
+    Rule,
+    component_resources,
+    describe,
+    grants,
+    rules,
+)
 from constructs_nld.runtime import cdk8s
 
 
 def _granted(command_rules: tuple[Rule, ...]) -> set[Permission]:
     return {p for rule in command_rules for p in rule.permissions()}
+
+
+def _allows(command_rules: tuple[Rule, ...], permission: Permission) -> bool:
+    """Whether the rules grant ``permission`` as the RBAC authorizer reads them (names included)."""
+    return any(grants(rule.manifest(), permission) for rule in command_rules)
 
 
 def _rbac(props: DeployerRBACProps) -> list[dict[str, Any]]:
@@ -31,11 +45,13 @@ def test_the_dashboard_in_the_monitoring_namespace_is_written_there_too() -> Non
     with_dashboard = DeployerRBAC(
         cdk8s.Chart(cdk8s.App(), "b"), "d", DeployerRBACProps(component=NodeLocalDNSProps(dashboard=True))
     )
-    patch = Permission("patch", "", "configmaps", "monitoring")
+    patch = Permission("patch", "", "configmaps", "monitoring", "nodelocaldns-dashboard")
 
-    assert patch not in _granted(plain.rules["deploy"])
-    assert patch in _granted(with_dashboard.rules["deploy"])
-    assert Permission("get", "", "configmaps", "monitoring") in _granted(with_dashboard.rules["verify"])
+    assert not _allows(plain.rules["deploy"], patch)
+    assert _allows(with_dashboard.rules["deploy"], patch)
+    assert _allows(
+        with_dashboard.rules["verify"], Permission("get", "", "configmaps", "monitoring", "nodelocaldns-dashboard")
+    )
 
 
 def test_a_cluster_scoped_object_gets_its_verbs_cluster_wide() -> None:
@@ -132,26 +148,145 @@ def test_each_bad_prop_is_refused_with_its_reason(build: Any, message: str) -> N
         build()
 
 
+_NAMED = {"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets"], "resourceNames": ["node-local-dns"]}
+
+
 @pytest.mark.parametrize(
-    ("rule", "granted"),
+    ("rule", "permission", "granted"),
     [
-        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, True),
-        ({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}, True),
-        ({"verbs": ["get", "list"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, False),
-        ({"verbs": ["patch"], "apiGroups": [""], "resources": ["daemonsets"]}, False),
-        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["deployments"]}, False),
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, None, True),
+        ({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}, None, True),
+        ({"verbs": ["get", "list"], "apiGroups": ["apps"], "resources": ["daemonsets"]}, None, False),
+        ({"verbs": ["patch"], "apiGroups": [""], "resources": ["daemonsets"]}, None, False),
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["deployments"]}, None, False),
+        (_NAMED, None, True),
+        (_NAMED, Permission("patch", "apps", "daemonsets", "kube-system", "kube-proxy"), False),
+        (_NAMED, Permission("patch", "apps", "daemonsets", "kube-system"), False),
         (
-            {
-                "verbs": ["patch"],
-                "apiGroups": ["apps"],
-                "resources": ["daemonsets"],
-                "resourceNames": ["node-local-dns"],
-            },
-            False,
+            {"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets"]},
+            Permission("patch", "apps", "daemonsets", "kube-system", "kube-proxy"),
+            True,
         ),
-        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets/status"]}, False),
+        ({"verbs": ["patch"], "apiGroups": ["apps"], "resources": ["daemonsets/status"]}, None, False),
     ],
-    ids=["exact", "wildcards", "other-verbs", "other-group", "other-resource", "by-name", "subresource"],
+    ids=[
+        "exact",
+        "wildcards",
+        "other-verbs",
+        "other-group",
+        "other-resource",
+        "by-name",
+        "by-another-name",
+        "by-name-for-no-name",
+        "unnamed-for-a-name",
+        "subresource",
+    ],
 )
-def test_a_listed_rule_grants_a_permission_only_by_verb_group_and_resource(rule: dict[str, Any], granted: bool) -> None:
-    assert grants(rule, Permission("patch", "apps", "daemonsets", "kube-system")) is granted
+def test_a_listed_rule_grants_a_permission_by_verb_group_resource_and_name(
+    rule: dict[str, Any], permission: Permission | None, granted: bool
+) -> None:
+    asked = permission or Permission("patch", "apps", "daemonsets", "kube-system", "node-local-dns")
+    assert grants(rule, asked) is granted
+
+
+_OURS = {
+    Resource("", "configmaps", "kube-system", "node-local-dns"),
+    Resource("apps", "daemonsets", "kube-system", "node-local-dns"),
+}
+
+
+def test_every_verb_on_our_objects_is_granted_by_name_and_list_on_any() -> None:
+    deploy = rules("deploy", _OURS)
+
+    assert (
+        Rule("kube-system", "apps", ("daemonsets",), ("get", "create", "patch", "delete"), ("node-local-dns",))
+        in deploy
+    )
+    assert (
+        Rule(
+            "kube-system",
+            "",
+            ("configmaps",),
+            ("get", "create", "patch", "delete"),
+            ("node-local-dns", "node-local-dns-applyset"),
+        )
+        in deploy
+    )
+    unnamed = {(p.verb, p.resource) for rule in deploy if not rule.names for p in rule.permissions()}
+    assert unnamed == {("list", "configmaps"), ("list", "daemonsets"), ("list", "pods")}
+
+
+@pytest.mark.parametrize(
+    ("name", "verb", "granted"),
+    [
+        ("aws-auth", "get", False),
+        ("aws-auth", "patch", False),
+        ("aws-auth", "create", False),
+        ("aws-auth", "delete", False),
+        ("coredns", "patch", False),
+        ("kube-dns", "get", True),
+        ("kube-dns", "patch", False),
+        ("kube-dns", "delete", False),
+        ("node-local-dns", "patch", True),
+    ],
+)
+def test_the_deployers_rules_reach_no_other_configmap_of_kube_system(name: str, verb: str, granted: bool) -> None:
+    deploy = rules("deploy", _OURS, kube_dns_config=True)
+    asked = Permission(verb, "", "configmaps", "kube-system", name)
+
+    assert any(grants(rule.manifest(), asked) for rule in deploy) is granted
+
+
+def test_the_kube_dns_configmap_is_read_only_where_node_cache_mounts_it_and_by_verify() -> None:
+    read = Permission("get", "", "configmaps", "kube-system", "kube-dns")
+
+    assert read in _granted(rules("deploy", _OURS, kube_dns_config=True))
+    assert read not in _granted(rules("deploy", _OURS))
+    assert read in _granted(rules("verify", _OURS))
+
+
+def test_the_kube_dns_service_is_read_by_name_by_the_commands_that_read_the_installed_component() -> None:
+    read = Permission("get", "", "services", "kube-system", "kube-dns")
+
+    reading = {command for command in RBAC_COMMANDS if read in _granted(rules(command, _OURS))}
+
+    assert reading == {"verify", "uninstall", "cutover"}
+
+
+def test_a_retired_object_may_be_read_and_deleted_by_the_deploy_and_never_written() -> None:
+    dashboard = Resource("", "configmaps", "monitoring", "nodelocaldns-dashboard")
+
+    deploy = _granted(rules("deploy", _OURS, retired={dashboard}))
+
+    named = {p.verb for p in deploy if p.name == "nodelocaldns-dashboard"}
+    assert named == {"get", "delete"}
+    assert Permission("list", "", "configmaps", "monitoring") in deploy
+    assert not any(p.name == "nodelocaldns-dashboard" for p in _granted(rules("verify", _OURS, retired={dashboard})))
+
+
+def test_deployer_rbac_names_the_objects_of_its_retired_props_too() -> None:
+    with_retired = DeployerRBAC(
+        cdk8s.Chart(cdk8s.App(), "a"),
+        "d",
+        DeployerRBACProps(retired=(NodeLocalDNSProps(dashboard=True),), commands=("deploy", "verify")),
+    )
+    dashboard = {p for p in _granted(with_retired.rules["deploy"]) if p.namespace == "monitoring" and p.name}
+
+    assert {(p.verb, p.resource) for p in dashboard if "dashboard" in (p.name or "")} == {
+        ("get", "configmaps"),
+        ("delete", "configmaps"),
+    }
+    assert not any("dashboard" in (p.name or "") for p in _granted(with_retired.rules["verify"]))
+
+
+def test_a_rule_with_names_is_rendered_with_resource_names_and_said_with_them() -> None:
+    rule = Rule("kube-system", "apps", ("daemonsets",), ("get", "patch"), ("node-local-dns",))
+
+    assert rule.manifest() == {
+        "apiGroups": ["apps"],
+        "resources": ["daemonsets"],
+        "resourceNames": ["node-local-dns"],
+        "verbs": ["get", "patch"],
+    }
+    assert str(rule) == "get, patch daemonsets (apps) named node-local-dns in namespace kube-system"
+    assert describe(rule.permissions()) == "in namespace kube-system: get, patch daemonsets.apps/node-local-dns"

@@ -414,6 +414,7 @@ def start(session: Session, options: CutoverOptions) -> CutoverState:
         step(deploy)
     run = _Start(deploy, options)
     run.plan()
+    steps.admit(deploy)
     run.begin()
     steps.apply_services(deploy)
     steps.apply_rest(deploy)
@@ -590,7 +591,9 @@ def rollback(session: Session, options: CutoverOptions, progress: Progress | Non
     if live is None or state is None:
         out(f"no cutover of {ref} is in progress: nothing to roll back")
         return None
-    check_access(client, "cutover", [ref], namespace=component.namespace)
+    check_access(
+        client, "cutover", [ref], namespace=component.namespace, kube_dns_config=component.reads_kube_dns_config
+    )
     restored = copy.deepcopy(ApplySet(component.namespace).member(component.daemon_set))
     restored["spec"]["template"] = recorded_template(client, live, state.old_revision)
     restored["spec"]["updateStrategy"] = state.old_strategy
