@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from constructs_nld import placeholders
 from constructs_nld.props import check_port, check_types
 
-__all__ = ["NODE_CACHE_PLUGINS", "Corefile", "Directive", "ServerBlock"]
+__all__ = ["DIAGNOSTIC_PLUGINS", "NODE_CACHE_PLUGINS", "PLUGIN_OPTIONS", "Corefile", "Directive", "ServerBlock"]
 
 NODE_CACHE_PLUGINS = frozenset(
     {
@@ -45,10 +45,88 @@ NODE_CACHE_PLUGINS = frozenset(
 Any other top-level directive stops CoreDNS at startup: the pods would crashloop.
 """
 
+_NO_BLOCK: frozenset[str] = frozenset()
+PLUGIN_OPTIONS: dict[str, frozenset[str]] = {
+    "bind": frozenset({"except"}),
+    "bufsize": _NO_BLOCK,
+    "cache": frozenset({"denial", "disable", "keepttl", "prefetch", "serve_stale", "servfail", "success"}),
+    "debug": _NO_BLOCK,
+    "dns64": frozenset({"allow_ipv4", "prefix", "translate_all"}),
+    "errors": frozenset({"consolidate", "stacktrace"}),
+    "forward": frozenset(
+        {
+            "except",
+            "expire",
+            "failfast_all_unhealthy_upstreams",
+            "failover",
+            "force_tcp",
+            "health_check",
+            "max_concurrent",
+            "max_connect_attempts",
+            "max_fails",
+            "next",
+            "policy",
+            "prefer_udp",
+            "tls",
+            "tls_servername",
+        }
+    ),
+    "health": frozenset({"lameduck"}),
+    "hosts": frozenset({"fallthrough", "no_reverse", "reload", "ttl"}),
+    "loadbalance": frozenset({"prefer"}),
+    "log": frozenset({"class"}),
+    "loop": _NO_BLOCK,
+    "pprof": frozenset({"block"}),
+    "prometheus": _NO_BLOCK,
+    "reload": _NO_BLOCK,
+    "rewrite": frozenset({"answer", "class", "cname", "continue", "edns0", "name", "rcode", "stop", "ttl", "type"}),
+    "template": frozenset(
+        {"additional", "answer", "authority", "ederror", "fallthrough", "match", "rcode", "upstream"}
+    ),
+    "timeouts": frozenset({"idle", "read", "write"}),
+    "trace": frozenset(
+        {
+            "client_server",
+            "datadog_analytics_rate",
+            "every",
+            "service",
+            "zipkin_max_backlog_size",
+            "zipkin_max_batch_interval",
+            "zipkin_max_batch_size",
+        }
+    ),
+    "whoami": _NO_BLOCK,
+}
+"""The words each plugin of node-cache accepts inside its block, as CoreDNS 1.13.2's ``setup.go`` reads them.
+
+An empty set: the plugin takes no block. ``hosts`` also takes address lines (``ADDRESS
+NAME…``) before its ``fallthrough``; ``rewrite``'s block holds the words of one rule.
+CoreDNS refuses any other word at startup (``trace`` ignores it, silently).
+"""
+
+DIAGNOSTIC_PLUGINS: dict[str, str] = {
+    "debug": "it turns off the recovery from panics, so one bad query stops node-cache and the node's DNS with it",
+    "pprof": "it serves the process's profiles on a listener of its own (localhost:6053 unless given an address), "
+    "on the node's host network",
+    "trace": "it sends a span of every query to a collector (zipkin on localhost:9411 unless given an endpoint)",
+}
+"""The plugins refused unless a Corefile allows them by name, and why: none is node-cache's own.
+
+``health`` and ``prometheus``, node-cache's own listeners, are linted on their own.
+"""
+
+_ONCE = frozenset({"cache", "errors", "hosts", "loop", "pprof", "prometheus"})
+"""Plugins CoreDNS 1.13.2 takes once per server block ("this plugin can only be used once per Server Block")."""
+
 _BIND_PLACEHOLDERS = frozenset({placeholders.KUBE_DNS_CLUSTER_IP, *placeholders.NODE_CACHE_RUNTIME_PLACEHOLDERS})
 """What ``bind`` may name besides an address: what node-cache fills in, and the preview's ClusterIP."""
 _PILLAR = re.compile(r"__PILLAR__[A-Z0-9_]*?__(?![A-Z0-9_])")
 _HEALTH_ADDRESS = re.compile(r"\[(?P<host>[^\]]+)\]:(?P<port>\d+)")
+_HOST_PORT = re.compile(r"(?:\[(?P<bracketed>[^\]]*)\]|(?P<host>[^:\[\]]*)):(?P<port>[0-9]+)")
+_FORWARD_PLACEHOLDERS = frozenset({placeholders.CLUSTER_DNS, placeholders.UPSTREAM_SERVERS})
+"""What ``forward`` may send to besides addresses: kube-dns-upstream, the node's resolvers (``/etc/resolv.conf``)."""
+_HOSTS_FILE = "/dev/null"
+"""The only file ``hosts`` may read: none, its entries written in its block (``_hosts_directive`` in dns.py)."""
 _ZONE_LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
 _ZONE = re.compile(rf"(?=.{{1,254}}\Z){_ZONE_LABEL}(?:\.{_ZONE_LABEL})*\.?")
 
@@ -114,6 +192,42 @@ def _is_ip(text: str) -> bool:
     return True
 
 
+def _scoped(text: str) -> bool:
+    """Whether ``text`` is a zone-scoped IPv6 address (``fd00::1%eth0``), which CoreDNS refuses wherever it is."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None
+
+
+def _forward_target_problem(target: str) -> str | None:
+    """Why ``forward`` would not send to ``target`` as one upstream address, or None.
+
+    CoreDNS takes ``[dns://|tls://]ADDRESS[:PORT]`` (IPv6 with a port in brackets), and reads
+    any other word as a file of nameservers: on the node, where node-cache runs.
+    """
+    if target in _FORWARD_PLACEHOLDERS:
+        return None
+    if "%" in target:
+        return "a zone-scoped address, which CoreDNS refuses (it reads what follows '%' as a TLS server name)"
+    scheme, separator, rest = target.partition("://")
+    if not separator:
+        rest = target
+    elif scheme not in ("dns", "tls"):
+        return f"{scheme}:// is not a transport forward takes (dns:// or tls://)"
+    match = _HOST_PORT.fullmatch(rest)
+    host = rest if match is None else match["host"] if match["bracketed"] is None else match["bracketed"]
+    if match is not None and not 1 <= int(match["port"]) <= 65535:
+        return "its port is out of range 1-65535"
+    if not _is_ip(host):
+        return (
+            "it is no IP address: forward would read a file of that name on the node (node-cache's resolv.conf "
+            f"comes only through its own {placeholders.UPSTREAM_SERVERS})"
+        )
+    return None
+
+
 def _walk(directives: tuple[Directive, ...]) -> list[Directive]:
     """Every directive, nested ones too, in order."""
     return [d for directive in directives for d in (directive, *_walk(directive.block))]
@@ -153,6 +267,13 @@ class Corefile:
     blocks: tuple[ServerBlock, ...]
     """Server blocks, in the order written."""
 
+    diagnostic_plugins: tuple[str, ...] = ()
+    """The plugins of :data:`DIAGNOSTIC_PLUGINS` the blocks may use (``debug``, ``pprof``, ``trace``).
+
+    None of them is node-cache's own, and each changes what node-cache exposes or how it fails,
+    so each is refused unless named here. Default: - none (each refused).
+    """
+
     def __post_init__(self) -> None:
         """Lint the model: its types, then the text it would render, then what node-cache accepts."""
         check_types(self)
@@ -164,6 +285,12 @@ class Corefile:
             raise ValueError(
                 f"cluster_domain: must be a lower-case DNS domain such as 'cluster.local', got {self.cluster_domain!r}"
             )
+        for name in self.diagnostic_plugins:
+            if name not in DIAGNOSTIC_PLUGINS or self.diagnostic_plugins.count(name) > 1:
+                raise ValueError(
+                    f"diagnostic_plugins: takes each of {', '.join(sorted(DIAGNOSTIC_PLUGINS))} at most once, "
+                    f"got {self.diagnostic_plugins!r}"
+                )
         if not self.blocks:
             raise ValueError("blocks: a Corefile needs at least one server block, got none")
         for block in self.blocks:
@@ -175,7 +302,11 @@ class Corefile:
                 raise ValueError(f"blocks: server block {key!r} is declared twice")
         self._lint_health()
         for block in self.blocks:
+            self._lint_options(block)
             self._lint_bind(block)
+            self._lint_files(block)
+            self._lint_listeners(block)
+            self._lint_diagnostics(block)
 
     @staticmethod
     def _lint_text(block: ServerBlock) -> None:
@@ -231,11 +362,105 @@ class Corefile:
                         f"blocks: health in {where!r} must be '[IPv6]:port' with brackets, "
                         f"got {' '.join(health.args)!r}"
                     )
+                if _scoped(address.group("host")):
+                    raise ValueError(
+                        f"blocks: health in {where!r} must not be zone-scoped, got {health.args[0]!r} "
+                        "(CoreDNS refuses it)"
+                    )
+
+    @staticmethod
+    def _lint_options(block: ServerBlock) -> None:
+        """Refuse a word inside a plugin's block that the plugin does not read, and a block inside an option."""
+        names = [directive.name for directive in block.directives]
+        for name in sorted(_ONCE):
+            if names.count(name) > 1:
+                raise ValueError(f"blocks: {name!r} is declared twice in {block.key!r}; CoreDNS takes it once a block")
+        for directive in block.directives:
+            options = PLUGIN_OPTIONS[directive.name]
+            where = f"{directive.name!r} of {block.key!r}"
+            if directive.block and not options:
+                raise ValueError(f"blocks: {where} takes no block (CoreDNS 1.13.2 refuses one)")
+            if directive.block and directive.name == "rewrite" and len(directive.args) > 1:
+                raise ValueError(
+                    f"blocks: {where} takes a block only with at most one argument ('stop' or 'continue'): "
+                    "the rule is written either on its line or in the block"
+                )
+            fallthrough = False
+            for option in directive.block:
+                if directive.name == "hosts" and _is_ip(option.name):
+                    if fallthrough:
+                        raise ValueError(
+                            f"blocks: address line {option.name!r} in {where} follows 'fallthrough'; "
+                            "CoreDNS reads address lines only before it"
+                        )
+                    if _scoped(option.name) or not option.args:
+                        raise ValueError(
+                            f"blocks: address line {option.name!r} in {where} must be 'ADDRESS NAME…', the address "
+                            f"not zone-scoped (CoreDNS refuses it), got {' '.join((option.name, *option.args))!r}"
+                        )
+                elif option.name not in options:
+                    lines = " or an address line 'ADDRESS NAME…'" if directive.name == "hosts" else ""
+                    raise ValueError(
+                        f"blocks: {option.name!r} in {where} is not an option of {directive.name} in CoreDNS 1.13.2 "
+                        f"(one of {', '.join(sorted(options))}{lines})"
+                    )
+                fallthrough = fallthrough or option.name == "fallthrough"
+                if option.block:
+                    raise ValueError(f"blocks: option {option.name!r} in {where} takes no block")
+
+    @staticmethod
+    def _lint_files(block: ServerBlock) -> None:
+        """Refuse a file on the node, except what node-cache itself reads: ``hosts /dev/null``, its placeholders."""
+        for directive in block.directives:
+            where = f"{directive.name} in {block.key!r}"
+            if directive.name == "hosts" and directive.args[:1] != (_HOSTS_FILE,):
+                raise ValueError(
+                    f"blocks: {where} must read {_HOSTS_FILE}, its entries written in its block, got "
+                    f"{' '.join(directive.args) or 'no file (/etc/hosts)'!r}: node-cache runs on the host network, "
+                    "and any other file is the node's"
+                )
+            if directive.name == "loadbalance" and directive.args[:1] == ("weighted",):
+                raise ValueError(f"blocks: {where} must not be 'weighted': its weight file is read on the node")
+            if directive.name == "forward":
+                if len(directive.args) < 2:
+                    raise ValueError(f"blocks: {where} takes a zone and at least one upstream, got {directive.args!r}")
+                for target in directive.args[1:]:
+                    problem = _forward_target_problem(target)
+                    if problem:
+                        raise ValueError(f"blocks: {where} sends to {target!r}: {problem}")
+                for option in directive.block:
+                    if option.name == "tls" and option.args:
+                        raise ValueError(
+                            f"blocks: tls of {where} must name no file, got {' '.join(option.args)!r}: the "
+                            "certificate, key and CA would be read on the node (without any, the image's CAs verify)"
+                        )
+
+    @staticmethod
+    def _lint_listeners(block: ServerBlock) -> None:
+        """Refuse a zone-scoped address in a listener's ``HOST:PORT`` (``prometheus``, ``pprof``)."""
+        for directive in block.directives:
+            if directive.name not in ("prometheus", "pprof"):
+                continue
+            for arg in directive.args:
+                if "%" in arg:
+                    raise ValueError(
+                        f"blocks: {directive.name} in {block.key!r} must not listen on a zone-scoped address, "
+                        f"got {arg!r} (CoreDNS refuses it)"
+                    )
+
+    def _lint_diagnostics(self, block: ServerBlock) -> None:
+        for directive in block.directives:
+            reason = DIAGNOSTIC_PLUGINS.get(directive.name)
+            if reason is not None and directive.name not in self.diagnostic_plugins:
+                raise ValueError(
+                    f"blocks: {directive.name!r} in {block.key!r} is refused unless diagnostic_plugins names it: "
+                    f"{reason}"
+                )
 
     @staticmethod
     def _lint_bind(block: ServerBlock) -> None:
         for bind in block.find("bind"):
-            for arg in bind.args:
+            for arg in (*bind.args, *(a for option in bind.block for a in option.args)):
                 if arg.startswith("["):
                     raise ValueError(
                         f"blocks: bind in {block.key!r} takes bare addresses without brackets, got {arg!r}"

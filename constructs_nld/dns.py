@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from constructs_nld import defaults, placeholders
-from constructs_nld.corefile import Corefile, Directive, ServerBlock
+from constructs_nld.corefile import DIAGNOSTIC_PLUGINS, Corefile, Directive, ServerBlock
 from constructs_nld.durations import check_go_duration
 from constructs_nld.props import INT32_MAX, Ports, check_positive, check_types
 
 __all__ = [
     "REVERSE_ZONES",
     "CacheSettings",
+    "DiagnosticPlugin",
     "Dns64",
     "DnsOptions",
     "ForwardOptions",
@@ -53,6 +54,7 @@ REVERSE_ZONES: Final = ("in-addr.arpa", "ip6.arpa")
 ForwardProtocol = Literal["plain", "force_tcp", "prefer_udp"]
 ForwardPolicy = Literal["random", "round_robin", "sequential"]
 LogClass = Literal["all", "denial", "error", "success"]
+DiagnosticPlugin = Literal["debug", "pprof", "trace"]
 StaleMode = Literal["immediate", "verify"]
 
 _LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
@@ -66,6 +68,11 @@ def _check_name(prop: str, value: str, what: str) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"{prop}: must be a lower-case DNS {what} such as 'corp.example', got {value!r}")
     return name
+
+
+def _shadowed(name: str, cluster_domain: str) -> str | None:
+    """The spec zone ``name`` equals or lies in (the cluster domain, a reverse zone), or None."""
+    return next((z for z in (cluster_domain, *REVERSE_ZONES) if name == z or name.endswith(f".{z}")), None)
 
 
 def upstream_address(prop: str, value: str) -> str:
@@ -378,6 +385,14 @@ class HostEntry:
     addresses: tuple[str, ...]
     """Its IPv6 addresses."""
 
+    overrides_cluster_zones: bool = False
+    """Whether the name may lie in the cluster domain or the reverse zones.
+
+    An entry for ``db.svc.cluster.local`` answers in place of cluster CoreDNS, whatever the
+    Service is; refused unless set, so no entry shadows cluster DNS by mistake, as for
+    ``ForwardZone``. Default: False.
+    """
+
     def __post_init__(self) -> None:
         """The name is a DNS name, the addresses IPv6 in RFC 5952 form."""
         check_types(self, "hosts.")
@@ -426,6 +441,8 @@ class Dns64:
             raise ValueError(
                 f"dns64.prefix: must be an IPv6 prefix such as '64:ff9b::/96', got {self.prefix!r}"
             ) from None
+        if isinstance(network, ipaddress.IPv6Network) and network.network_address.scope_id is not None:
+            raise ValueError(f"dns64.prefix: must not be zone-scoped, got {self.prefix!r} (CoreDNS refuses it)")
         if network.version != 6 or network.prefixlen not in _DNS64_PREFIX_LENGTHS:
             raise ValueError(
                 "dns64.prefix: must be an IPv6 prefix of length 32, 40, 48, 56, 64 or 96 (RFC 6052), "
@@ -490,11 +507,50 @@ class DnsOptions:
     extra_server_blocks: tuple[ServerBlock, ...] = ()
     """Server blocks of your own, from the Corefile model, linted as the rest. Default: - none.
 
-    Each must bind its addresses. Replaces: deliveryhero ``config.extraServerBlocks``; kops ``additionalConfig``.
+    A block without ``bind`` gets node-cache's, as every block of ours: its local IP and the
+    kube-dns ClusterIP, the address pods query. A block with its own ``bind`` must name one
+    of those, or pods never reach it: ``local_ip``, ``__PILLAR__LOCAL__DNS__`` (node-cache
+    fills in both addresses at start), or for the ClusterIP, unknown when the app is
+    synthesized, ``__KUBE_DNS_CLUSTER_IP__``: written as it is in a preview and replaced with
+    ``kube_dns_cluster_ip`` when that is given, as in our blocks' ``bind`` (refused with
+    ``portable``, which never fills it: bind ``__PILLAR__LOCAL__DNS__`` there). Zones in the
+    cluster domain or the reverse zones need ``extra_server_blocks_override_cluster_zones``.
+    Replaces: deliveryhero ``config.extraServerBlocks``; kops ``additionalConfig``.
     """
 
-    def check_dns_options(self, cluster_domain: str) -> None:
-        """Refuse what would shadow cluster DNS, repeat a zone, or serve on every address of the node."""
+    extra_server_blocks_override_cluster_zones: bool = False
+    """Whether ``extra_server_blocks`` may serve zones inside the cluster domain or the reverse zones.
+
+    Such a block answers in place of cluster CoreDNS, by CoreDNS's longest match; refused
+    unless set, as for ``ForwardZone``. One switch for all the extra blocks, rather than a
+    field of ``ServerBlock``: that class is the Corefile model, whose own blocks serve these
+    zones by design, and an escape hatch taking the cluster's names is one decision about
+    the configuration, not about one block. A block may never serve exactly a zone the
+    Corefile already serves. Default: False.
+    """
+
+    diagnostic_plugins: tuple[DiagnosticPlugin, ...] = ()
+    """The diagnostic plugins ``extra_server_blocks`` may use: ``debug``, ``pprof``, ``trace``. Default: - refused.
+
+    None is node-cache's own: ``pprof`` serves the process's profiles on a listener of its own
+    (``localhost:6053`` unless given an address, on the node's host network), ``debug`` turns
+    off the recovery from panics (one bad query stops the node's DNS), ``trace`` sends a span
+    of every query to a collector. Each is refused unless named here.
+    """
+
+    def check_dns_options(
+        self,
+        cluster_domain: str,
+        *,
+        local_ip: str = defaults.LOCAL_IP,
+        kube_dns_cluster_ip: str | None = None,
+        portable: bool = False,
+    ) -> None:
+        """Refuse what would shadow cluster DNS, repeat a zone, or serve where pods never ask.
+
+        ``local_ip``, ``kube_dns_cluster_ip`` and ``portable`` are node-cache's (see
+        ``NodeCacheOptions``): they say which addresses the pods' queries reach.
+        """
         spec_zones = (cluster_domain, *REVERSE_ZONES)
         seen: dict[str, str] = {}
         for zone in self.zones:
@@ -502,7 +558,7 @@ class DnsOptions:
                 if name in seen:
                     raise ValueError(f"zones: {name!r} is listed twice (in {seen[name]!r})")
                 seen[name] = zone.names[0]
-                shadowed = next((s for s in spec_zones if name == s or name.endswith(f".{s}")), None)
+                shadowed = _shadowed(name, cluster_domain)
                 if shadowed is not None and not zone.overrides_cluster_zones:
                     raise ValueError(
                         f"zones: {name!r} shadows the spec's {shadowed!r}, which cluster CoreDNS answers; set "
@@ -512,40 +568,118 @@ class DnsOptions:
             self, "upstream_servers", tuple(upstream_address("upstream_servers", a) for a in self.upstream_servers)
         )
         names = [entry.name for entry in self.hosts]
-        for name in names:
-            if names.count(name) > 1:
-                raise ValueError(f"hosts: {name!r} is listed twice; give one entry all its addresses")
+        for entry in self.hosts:
+            if names.count(entry.name) > 1:
+                raise ValueError(f"hosts: {entry.name!r} is listed twice; give one entry all its addresses")
+            shadowed = _shadowed(entry.name, cluster_domain)
+            if shadowed is not None and not entry.overrides_cluster_zones:
+                raise ValueError(
+                    f"hosts: {entry.name!r} shadows the spec's {shadowed!r}, which cluster CoreDNS answers; set "
+                    "overrides_cluster_zones=True on the entry if it is meant to answer that name"
+                )
         if len(set(self.query_log)) != len(self.query_log):
             raise ValueError(f"query_log: a class is listed twice, got {self.query_log!r}")
         for log_class in self.query_log:
             if log_class not in ("all", "denial", "error", "success"):
                 raise ValueError(f"query_log: classes are all, denial, error and success, got {log_class!r}")
+        for name in self.diagnostic_plugins:
+            if name not in DIAGNOSTIC_PLUGINS or self.diagnostic_plugins.count(name) > 1:
+                raise ValueError(
+                    f"diagnostic_plugins: takes each of {', '.join(sorted(DIAGNOSTIC_PLUGINS))} at most once, "
+                    f"got {self.diagnostic_plugins!r}"
+                )
         if self.extra_server_blocks:
             try:
-                Corefile(cluster_domain=cluster_domain, blocks=self.extra_server_blocks)
+                Corefile(
+                    cluster_domain=cluster_domain,
+                    blocks=self.extra_server_blocks,
+                    diagnostic_plugins=self.diagnostic_plugins,
+                )
             except ValueError as error:
                 message = str(error)
                 if not message.startswith("blocks"):
                     raise
                 raise ValueError(f"extra_server_blocks{message.removeprefix('blocks')}") from None
         for block in self.extra_server_blocks:
-            if not block.find("bind"):
-                raise ValueError(
-                    f"extra_server_blocks: {block.key!r} has no bind: it would listen on every address of the node, "
-                    "beside node-cache's own; bind it to node-cache's addresses"
-                )
             for name in (block.zone, *block.more_zones):
-                if name in seen or name == ".":
-                    raise ValueError(
-                        f"extra_server_blocks: {block.key!r} serves {name!r}, which "
-                        + ("the catch-all block serves" if name == "." else f"zones serve (in {seen[name]!r})")
+                if name in seen or name in spec_zones or name == ".":
+                    serves = (
+                        "the catch-all block serves"
+                        if name == "."
+                        else f"zones serve (in {seen[name]!r})"
+                        if name in seen
+                        else "the spec's block serves"
                     )
+                    raise ValueError(f"extra_server_blocks: {block.key!r} serves {name!r}, which {serves}")
+                shadowed = _shadowed(name, cluster_domain)
+                if shadowed is not None and not self.extra_server_blocks_override_cluster_zones:
+                    raise ValueError(
+                        f"extra_server_blocks: {block.key!r} serves {name!r}, which shadows the spec's {shadowed!r} "
+                        "that cluster CoreDNS answers; set extra_server_blocks_override_cluster_zones=True if the "
+                        "block is meant to take those names"
+                    )
+            _check_reachable(block, local_ip=local_ip, kube_dns_cluster_ip=kube_dns_cluster_ip, portable=portable)
+
+
+def _check_reachable(block: ServerBlock, *, local_ip: str, kube_dns_cluster_ip: str | None, portable: bool) -> None:
+    """Refuse an extra block whose own ``bind`` names no address pods query.
+
+    Pods query the kube-dns ClusterIP (kubelet's ``clusterDNS``, unchanged in every mode),
+    which node-cache's rules (or the keeper's, in the fallthrough mode) divert to node-cache,
+    and may name node-cache's local IP, whose traffic both modes accept as well. Any other
+    address of the node is not diverted: a block bound only there serves no pod.
+    """
+    binds = [arg for bind in block.find("bind") for arg in bind.args]
+    if not binds:
+        return
+    if portable and placeholders.KUBE_DNS_CLUSTER_IP in binds:
+        raise ValueError(
+            f"extra_server_blocks: {block.key!r} binds {placeholders.KUBE_DNS_CLUSTER_IP}, which portable manifests "
+            f"never fill; bind {placeholders.LOCAL_DNS} (node-cache fills in its local IP and the ClusterIP kubelet "
+            "gives it), or leave bind out to get node-cache's"
+        )
+    reachable = {local_ip, placeholders.LOCAL_DNS}
+    if not portable:
+        reachable |= {placeholders.KUBE_DNS_CLUSTER_IP, *([kube_dns_cluster_ip] if kube_dns_cluster_ip else [])}
+    canonical = set()
+    for arg in binds:
+        try:
+            canonical.add(str(ipaddress.ip_address(arg)))
+        except ValueError:
+            canonical.add(arg)
+    if not canonical & reachable:
+        cluster_ip = placeholders.LOCAL_DNS if portable else kube_dns_cluster_ip or placeholders.KUBE_DNS_CLUSTER_IP
+        raise ValueError(
+            f"extra_server_blocks: {block.key!r} binds only {' '.join(binds)}, which no pod queries: pods query the "
+            f"kube-dns ClusterIP ({cluster_ip}), which node-cache intercepts, or its local IP {local_ip}; bind one "
+            "of those, or leave bind out to get node-cache's"
+        )
 
 
 def _hosts_directive(entries: Sequence[HostEntry]) -> Directive:
     """``hosts /dev/null { ADDRESS NAME… fallthrough }``: the entries alone, never the node's ``/etc/hosts``."""
     lines = [Directive(address, (entry.name,)) for entry in entries for address in entry.addresses]
     return Directive("hosts", ("/dev/null",), (*lines, Directive("fallthrough")))
+
+
+def _bound(block: ServerBlock, bind: Directive, kube_dns_cluster_ip: str | None) -> ServerBlock:
+    """``block`` with node-cache's ``bind`` first when it has none, else its own with the ClusterIP filled in."""
+    if not block.find("bind"):
+        directives = (bind, *block.directives)
+    elif kube_dns_cluster_ip is not None:
+        directives = tuple(
+            Directive(
+                d.name,
+                tuple(kube_dns_cluster_ip if a == placeholders.KUBE_DNS_CLUSTER_IP else a for a in d.args),
+                d.block,
+            )
+            if d.name == "bind"
+            else d
+            for d in block.directives
+        )
+    else:
+        return block
+    return ServerBlock(zone=block.zone, more_zones=block.more_zones, port=block.port, directives=directives)
 
 
 def _serves(block: ServerBlock, name: str) -> int:
@@ -563,13 +697,16 @@ def node_local_dns_corefile(
     ports: Ports,
     cache: CacheSettings,
     dns: DnsOptions | None = None,
+    kube_dns_cluster_ip: str | None = None,
 ) -> Corefile:
     """The NodeLocal DNSCache Corefile: the spec's four blocks, in the upstream reference's order, and ``dns``'s.
 
     ``cluster.local``, ``in-addr.arpa`` and ``ip6.arpa`` forward (over TCP, by default) to the
     kube-dns-upstream ClusterIP, a persistent connection per node that cuts conntrack churn;
     ``.`` forwards to the node's resolvers, or to ``upstream_servers``. Only the
-    cluster-domain block carries the health listener.
+    cluster-domain block carries the health listener. An extra server block without ``bind``
+    gets ``bind_addresses``; ``__KUBE_DNS_CLUSTER_IP__`` in its own becomes
+    ``kube_dns_cluster_ip`` when given.
     """
     options = dns or DnsOptions()
     bind = Directive("bind", bind_addresses)
@@ -604,7 +741,7 @@ def node_local_dns_corefile(
     for zone in options.zones:
         extra = (health,) if cluster_domain in zone.names else ()
         blocks.append(block(zone.names, zone.cache.directive(), zone.forward.directive(zone.upstreams), *extra))
-    blocks += options.extra_server_blocks
+    blocks += [_bound(extra, bind, kube_dns_cluster_ip) for extra in options.extra_server_blocks]
     upstream = options.upstream_servers or (placeholders.UPSTREAM_SERVERS,)
     dns64 = (options.dns64.directive(),) if options.dns64 is not None else ()
     blocks.append(block((".",), cache.other_directive(), options.upstream_forward.directive(upstream), *dns64))
@@ -615,10 +752,15 @@ def node_local_dns_corefile(
             by_block.setdefault(best, []).append(entry)
         for index, entries in by_block.items():
             target = blocks[index]
+            if target.find("hosts"):
+                raise ValueError(
+                    f"hosts: {entries[0].name!r} falls in the extra server block {target.key!r}, which has a hosts of "
+                    "its own (CoreDNS takes one a block): write the entry there"
+                )
             blocks[index] = ServerBlock(
                 zone=target.zone,
                 more_zones=target.more_zones,
                 port=target.port,
                 directives=(*target.directives, _hosts_directive(entries)),
             )
-    return Corefile(cluster_domain=cluster_domain, blocks=tuple(blocks))
+    return Corefile(cluster_domain=cluster_domain, blocks=tuple(blocks), diagnostic_plugins=options.diagnostic_plugins)

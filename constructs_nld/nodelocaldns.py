@@ -211,7 +211,12 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
         # The options first: they check the addresses, which the Corefile lint assumes valid,
         # and write them in RFC 5952 form, which every part then takes from here.
         self.check_node_cache_options()
-        self.check_dns_options(self.cluster_domain)
+        self.check_dns_options(
+            self.cluster_domain,
+            local_ip=self.local_ip,
+            kube_dns_cluster_ip=self.kube_dns_cluster_ip,
+            portable=self.portable,
+        )
         object.__setattr__(self, "parts", self._build_parts())
 
     def _labels(self, app: Mapping[str, str]) -> dict[str, str]:
@@ -258,6 +263,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
                     ports=self.ports,
                     cache=self.cache,
                     dns=self,
+                    kube_dns_cluster_ip=self.kube_dns_cluster_ip,
                 ),
             ),
             keeper_config=(

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, reject, settings
 
-from constructs_nld import NodeLocalDNSProps
+from constructs_nld import Corefile, Directive, NodeLocalDNSProps, ServerBlock
 from tests.e2e import probes
 from tests.e2e.netns import NAME_PREFIX, Namespace, require_root
 from tests.e2e.nodecache import render_runtime_corefile, synthesized_objects
@@ -100,11 +100,15 @@ def _corefile_and_health(make: Make) -> tuple[str, int]:
         props = make.build()
     except ValueError:
         reject()
+    return _runtime_corefile(props), props.ports.health
+
+
+def _runtime_corefile(props: NodeLocalDNSProps) -> str:
+    """The ConfigMap's Corefile of ``props`` as node-cache fills it at start."""
     (config_map,) = [o for o in synthesized_objects(props) if o["kind"] == "ConfigMap" and "Corefile" in o["data"]]
-    corefile = render_runtime_corefile(
+    return render_runtime_corefile(
         config_map["data"]["Corefile"], cluster_dns_ip=UPSTREAM_CLUSTER_IP, local_ips=(LOCAL_IP, CLUSTER_IP)
     )
-    return corefile, props.ports.health
 
 
 @settings(max_examples=25)
@@ -113,7 +117,11 @@ def test_every_accepted_corefile_starts_coredns_which_answers(
     make: Make, node: Namespace, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     corefile, health_port = _corefile_and_health(make)
-    directory = Path(tmp_path_factory.mktemp("corefile"))
+    _starts_and_answers(node, corefile, health_port, Path(tmp_path_factory.mktemp("corefile")))
+
+
+def _starts_and_answers(node: Namespace, corefile: str, health_port: int, directory: Path) -> None:
+    """CoreDNS starts on ``corefile``, answers on both of node-cache's addresses and reports healthy."""
     (directory / "Corefile").write_text(corefile)
     upstream = start_upstreams(node, upstreams(corefile), directory)
     process = CoreDNS(node, directory / "Corefile", COREDNS_BINARY)
@@ -130,3 +138,85 @@ def test_every_accepted_corefile_starts_coredns_which_answers(
     finally:
         process.stop()
         upstream.stop()
+
+
+_EVERY_OPTION = tuple(
+    Directive(name, args, tuple(strategies.LOADABLE_OPTIONS[name]))
+    for name, args in (
+        ("cache", ("30",)),
+        ("errors", ()),
+        ("forward", (".", "fd03::54", "[fd03::55]:5353")),
+        ("log", ()),
+        ("loadbalance", ("round_robin",)),
+        ("template", ("IN", "AAAA", "nx.lab.example")),
+        ("timeouts", ()),
+        ("pprof", (f"[{LOCAL_IP}]:6053",)),
+        ("trace", ()),
+    )
+)
+"""One extra block using every option the oracle draws, of every plugin that takes a block, at once."""
+
+
+def test_an_extra_block_with_every_option_and_node_caches_binds_starts_coredns(node: Namespace, tmp_path: Path) -> None:
+    lab = ServerBlock(
+        zone="lab.example",
+        port=53,
+        directives=(
+            *_EVERY_OPTION,
+            Directive(
+                "hosts",
+                ("/dev/null",),
+                (
+                    Directive("2001:db8::1ab", ("box.lab.example",)),
+                    *strategies.LOADABLE_OPTIONS["hosts"],
+                    Directive("fallthrough"),
+                ),
+            ),
+            Directive("debug"),
+        ),
+    )
+    props = NodeLocalDNSProps(
+        kube_dns_cluster_ip=CLUSTER_IP, diagnostic_plugins=("debug", "pprof", "trace"), extra_server_blocks=(lab,)
+    )
+    corefile = _runtime_corefile(props)
+    assert f"lab.example:53 {{\n    bind {LOCAL_IP} {CLUSTER_IP}\n" in corefile
+
+    _starts_and_answers(node, corefile, props.ports.health, tmp_path)
+
+
+REFUSED: list[tuple[str, tuple[Directive, ...], str]] = [
+    (
+        "an unknown forward option",
+        (Directive("forward", (".", "fd03::53"), (Directive("bogus", ("1",)),)),),
+        "unknown property 'bogus'",
+    ),
+    ("a block of a plugin that takes none", (Directive("loop", block=(Directive("x"),)),), "Unexpected token '{'"),
+    (
+        "a hosts address line after fallthrough",
+        (Directive("hosts", ("/dev/null",), (Directive("fallthrough"), Directive("fd00::1", ("a.lab.example",)))),),
+        "unknown property 'fd00::1'",
+    ),
+    ("forward to a file", (Directive("forward", (".", "/nonexistent/resolv.conf")),), "not an IP address or file"),
+    ("cache twice in a block", (Directive("cache", ("30",)),) * 2, "can only be used once per Server Block"),
+    ("an unknown cache option", (Directive("cache", ("30",), (Directive("capacity", ("10",)),)),), "Wrong argument"),
+]
+"""Shapes the lint refuses, each with what the real CoreDNS 1.13.2 says when it exits on them."""
+
+
+@pytest.mark.parametrize(("what", "directives", "error"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_what_the_lint_refuses_stops_the_real_coredns(
+    what: str, directives: tuple[Directive, ...], error: str, node: Namespace, tmp_path: Path
+) -> None:
+    block = ServerBlock(zone="lab.example", port=5300, directives=(Directive("bind", (LOCAL_IP,)), *directives))
+    with pytest.raises(ValueError, match=r"^blocks: "):
+        Corefile(cluster_domain="cluster.local", blocks=(block,))
+    path = tmp_path / "Corefile"
+    path.write_text(
+        f"{block.key} {{\n" + "\n".join(line for d in block.directives for line in d.render("    ")) + "\n}\n"
+    )
+    process = CoreDNS(node, path, COREDNS_BINARY)
+
+    process.start(wait=False)
+
+    assert process.wait_exit() != 0, what
+    assert error in process.log, process.log

@@ -58,8 +58,10 @@ from constructs_nld import (
     Toleration,
     UpstreamServiceProps,
     ZoneCache,
+    defaults,
 )
 from constructs_nld.alerts import node_local_dns_alerts
+from constructs_nld.corefile import PLUGIN_OPTIONS
 from constructs_nld.dns import node_local_dns_corefile
 from constructs_nld.permissions import RBAC_COMMANDS
 
@@ -594,6 +596,7 @@ HOST_ENTRIES = props(
         "addresses": _tuples(
             Kind(_USABLE, st.sampled_from(["10.0.0.1", "fd00::zz", "", "[fd00::1]"])), min_size=1, max_size=2
         ),
+        "overrides_cluster_zones": BOOLEANS,
     },
     HostEntry,
 )
@@ -614,36 +617,113 @@ QUERY_LOG = Kind(
     st.lists(st.sampled_from(["all", "denial", "error", "success"]), unique=True, max_size=3).map(tuple),
     st.one_of(st.sampled_from([("all", "all"), ("info",), ("",), ("Denial",)]), WRONG_TYPES),
 )
+_NODE_CACHE_LOCAL_IP = defaults.LOCAL_IP
+"""node-cache's local IP when the props leave it, which pods reach in every mode."""
+
+
+def _d(name: str, *args: str, block: tuple[Directive, ...] = ()) -> Directive:
+    return Directive(name, args, block)
+
+
+_HOSTS_LINES = st.tuples(_USABLE, ZONE_NAMES.valid).map(lambda pair: _d(str(ipaddress.ip_address(pair[0])), pair[1]))
+LOADABLE_OPTIONS = {
+    "cache": [
+        _d("success", "1000", "30"),
+        _d("denial", "1000", "5"),
+        _d("prefetch", "2", "1m", "10%"),
+        _d("serve_stale", "1h", "verify"),
+        _d("servfail", "5s"),
+        _d("keepttl"),
+        _d("disable", "denial"),
+    ],
+    "errors": [_d("consolidate", "5m", ".*"), _d("stacktrace")],
+    "forward": [
+        _d("max_fails", "3"),
+        _d("expire", "10s"),
+        _d("policy", "sequential"),
+        _d("health_check", "5s"),
+        _d("max_concurrent", "100"),
+        _d("max_connect_attempts", "2"),
+        _d("next", "NXDOMAIN"),
+        _d("failfast_all_unhealthy_upstreams"),
+        _d("tls"),
+        _d("tls_servername", "dns.example"),
+    ],
+    "hosts": [_d("ttl", "60"), _d("no_reverse"), _d("reload", "0s")],
+    "log": [_d("class", "denial", "error")],
+    "loadbalance": [_d("prefer", "fd00::/8")],
+    "template": [_d("rcode", "NXDOMAIN"), _d("ederror", "15")],
+    "timeouts": [_d("read", "10s"), _d("write", "20s"), _d("idle", "60s")],
+    "pprof": [_d("block", "1")],
+    "trace": [_d("every", "100"), _d("service", "nld")],
+}
+"""Option lines CoreDNS 1.13.2 starts with, each plugin's own (``PLUGIN_OPTIONS``), with arguments it accepts."""
+
+
+def _options(name: str, *, min_size: int = 0) -> st.SearchStrategy[tuple[Directive, ...]]:
+    lines = LOADABLE_OPTIONS[name]
+    return st.lists(st.sampled_from(lines), min_size=min_size, max_size=3, unique=True).map(tuple)
+
+
 _LOADABLE_DIRECTIVES = st.one_of(
-    st.sampled_from([Directive("errors"), Directive("log"), Directive("whoami"), Directive("loadbalance")]),
-    st.tuples(_USABLE, ZONE_NAMES.valid).map(
-        lambda pair: Directive("hosts", ("/dev/null",), (Directive(str(ipaddress.ip_address(pair[0])), (pair[1],)),))
+    st.sampled_from(
+        [_d("log"), _d("whoami"), _d("loadbalance"), _d("rewrite", "name", "exact", "a.b.example", "b.b.example")]
     ),
+    st.builds(lambda block: _d("errors", block=block), _options("errors")),
+    st.builds(lambda block: _d("cache", "30", block=block), _options("cache")),
+    st.builds(lambda block: _d("log", block=block), _options("log", min_size=1)),
+    st.builds(lambda block: _d("loadbalance", "round_robin", block=block), _options("loadbalance")),
+    st.builds(lambda block: _d("template", "IN", "AAAA", block=block), _options("template")),
+    st.builds(lambda block: _d("timeouts", block=block), _options("timeouts", min_size=1)),
+    st.builds(
+        lambda to, block: _d("forward", ".", *to, block=block),
+        st.lists(UPSTREAMS.valid, min_size=1, max_size=2),
+        _options("forward"),
+    ),
+    st.builds(
+        lambda lines, options: _d("hosts", "/dev/null", block=(*lines, *options, _d("fallthrough"))),
+        st.lists(_HOSTS_LINES, max_size=2).map(tuple),
+        _options("hosts"),
+    ),
+    st.builds(lambda block: _d("pprof", f"[{_NODE_CACHE_LOCAL_IP}]:6053", block=block), _options("pprof")),
+    st.builds(lambda block: _d("trace", block=block), _options("trace")),
+    st.just(_d("debug")),
 )
-"""Plugins CoreDNS starts with as written: the escape hatch's own arguments are the user's to get right."""
+"""Plugins CoreDNS starts with as written, with options of their own: the escape hatch's own arguments are the
+user's to get right. ``pprof``, ``trace`` and ``debug`` need ``diagnostic_plugins``; ``pprof`` listens on node-cache's
+local IP, ``trace`` sends to localhost: neither leaves the test's network namespace."""
+_BINDS = st.sampled_from([(), ("__PILLAR__LOCAL__DNS__",), (_NODE_CACHE_LOCAL_IP,), ("__KUBE_DNS_CLUSTER_IP__",)]).map(
+    lambda args: (_d("bind", *args),) if args else ()
+)
+"""An extra block's bind: none (node-cache's), or one address pods reach."""
 EXTRA_BLOCKS = Kind(
     st.lists(
         st.builds(
-            lambda zone, directives: ServerBlock(
-                zone=zone, port=53, directives=(Directive("bind", ("__PILLAR__LOCAL__DNS__",)), *directives)
-            ),
+            lambda zone, bind, directives: ServerBlock(zone=zone, port=53, directives=(*bind, *directives)),
             ZONE_NAMES.valid,
-            st.lists(_LOADABLE_DIRECTIVES, max_size=2, unique_by=lambda d: d.name).map(tuple),
+            _BINDS,
+            st.lists(_LOADABLE_DIRECTIVES, max_size=3, unique_by=lambda d: d.name).map(tuple),
         ),
         max_size=1,
     ).map(tuple),
     st.one_of(
-        st.just((ServerBlock(zone="lab.example", port=53, directives=(Directive("errors"),)),)),
-        st.just((ServerBlock(zone=".", port=53, directives=(Directive("bind", ("fd00::10",)),)),)),
+        st.just((ServerBlock(zone="lab.example", port=53, directives=(_d("bind", "fd00::99"),)),)),
+        st.just((ServerBlock(zone=".", port=53, directives=(_d("bind", "fd00::10"),)),)),
+        st.just((ServerBlock(zone="lab.example", port=53, directives=(_d("bind", "fd00::10"), _d("file"))),)),
         st.just(
             (
                 ServerBlock(
-                    zone="lab.example", port=53, directives=(Directive("bind", ("fd00::10",)), Directive("file"))
+                    zone="lab.example", port=53, directives=(_d("forward", ".", "fd03::53", block=(_d("bogus"),)),)
                 ),
             )
         ),
+        st.just((ServerBlock(zone="lab.example", port=53, directives=(_d("hosts", "/etc/hosts"),)),)),
         WRONG_TYPES,
     ),
+)
+DIAGNOSTIC_PLUGINS = Kind(
+    st.lists(st.sampled_from(["debug", "pprof", "trace"]), unique=True, max_size=3).map(tuple),
+    st.one_of(st.sampled_from([("pprof", "pprof"), ("kubernetes",), ("",), ("PPROF",)]), WRONG_TYPES),
 )
 DNS_OPTIONS = {
     "zones": _tuples(Kind(FORWARD_ZONES.valid, FORWARD_ZONES.perturbed), min_size=0, max_size=2),
@@ -654,6 +734,8 @@ DNS_OPTIONS = {
     "query_log": QUERY_LOG,
     "dns64": optional(DNS64),
     "extra_server_blocks": EXTRA_BLOCKS,
+    "extra_server_blocks_override_cluster_zones": BOOLEANS,
+    "diagnostic_plugins": DIAGNOSTIC_PLUGINS,
 }
 """``DnsOptions``' fields, which ``NodeLocalDNSProps`` takes."""
 
@@ -816,8 +898,22 @@ _OPTIONS = Kind(
     ),
 )
 """A plugin's block: option lines, each a word and its arguments (``force_tcp``, ``max_fails 3``)."""
+_OWN_OPTIONS = Kind(
+    st.sampled_from(_PLUGINS).flatmap(
+        lambda name: st.tuples(
+            st.just(name),
+            st.lists(
+                st.builds(_directive, st.sampled_from(sorted(PLUGIN_OPTIONS[name])), _ARGS, st.just(())), max_size=2
+            ).map(tuple)
+            if PLUGIN_OPTIONS[name]
+            else st.just(()),
+        )
+    ),
+    st.tuples(st.sampled_from(_PLUGINS), _OPTIONS.valid.filter(bool)),
+)
+"""A plugin of ``_PLUGINS`` and its block: its own option words (none for a plugin that takes no block)."""
 _DIRECTIVES = Kind(
-    st.builds(_directive, st.sampled_from(_PLUGINS), _ARGS, _OPTIONS.valid),
+    _OWN_OPTIONS.valid.flatmap(lambda pair: st.builds(_directive, st.just(pair[0]), _ARGS, st.just(pair[1]))),
     st.one_of(
         st.builds(
             _directive,
@@ -827,6 +923,7 @@ _DIRECTIVES = Kind(
         ),
         st.builds(_directive, st.sampled_from(_PLUGINS), st.tuples(_TOKENS.near), st.just(())),
         st.builds(_directive, st.sampled_from(_PLUGINS), _ARGS, _OPTIONS.near),
+        _OWN_OPTIONS.near.flatmap(lambda pair: st.builds(_directive, st.just(pair[0]), _ARGS, st.just(pair[1]))),
     ),
 )
 _BLOCKS = props(
@@ -866,6 +963,7 @@ _HAND_MADE_COREFILES = props(
     lambda **kw: Corefile(**{"cluster_domain": "cluster.local", "blocks": _ONE_BLOCK, **kw}),
     {
         "cluster_domain": DOMAINS,
+        "diagnostic_plugins": DIAGNOSTIC_PLUGINS,
         "blocks": Kind(
             st.lists(_BLOCKS.valid, min_size=1, max_size=1).map(tuple),
             st.one_of(st.just(()), st.builds(lambda b: (b,), _BLOCKS.near)),

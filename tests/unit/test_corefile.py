@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from constructs_nld import CacheSettings, Corefile, Directive, NodeLocalDNSProps, Ports, ServerBlock
+from constructs_nld.corefile import DIAGNOSTIC_PLUGINS, NODE_CACHE_PLUGINS, PLUGIN_OPTIONS
 from constructs_nld.dns import node_local_dns_corefile
 
 PREVIEW_COREFILE = """\
@@ -422,10 +423,245 @@ def test_fails_when_a_plugin_is_not_in_node_cache(name: str) -> None:
         _one(Directive(name))
 
 
-def test_nested_words_need_not_be_plugins() -> None:
-    hosts = Directive("hosts", block=(Directive("fd00::1", ("db.example",)), Directive("fallthrough")))
+def test_nested_words_are_the_plugins_own_options_and_a_hosts_block_takes_address_lines() -> None:
+    hosts = Directive(
+        "hosts",
+        ("/dev/null",),
+        (Directive("fd00::1", ("db.example",)), Directive("ttl", ("60",)), Directive("fallthrough")),
+    )
 
-    assert _one(hosts).render() == ".:53 {\n    hosts {\n        fd00::1 db.example\n        fallthrough\n    }\n}\n"
+    assert _one(hosts).render() == (
+        ".:53 {\n    hosts /dev/null {\n        fd00::1 db.example\n        ttl 60\n        fallthrough\n    }\n}\n"
+    )
+    with pytest.raises(ValueError, match=r"^blocks: 'bogus' in 'forward' of '\.:53' is not an option of forward"):
+        _one(Directive("forward", (".", "fd00::1"), (Directive("bogus", ("1",)),)))
+
+
+def test_every_plugin_of_node_cache_has_its_options_listed() -> None:
+    assert set(PLUGIN_OPTIONS) == NODE_CACHE_PLUGINS
+    assert set(DIAGNOSTIC_PLUGINS) == {"debug", "pprof", "trace"} <= NODE_CACHE_PLUGINS
+
+
+@pytest.mark.parametrize(
+    ("directive", "message"),
+    [
+        (
+            Directive("forward", (".", "fd00::1"), (Directive("bogus", ("1",)),)),
+            r"^blocks: 'bogus' in 'forward' of '\.:53' is not an option of forward in CoreDNS 1\.13\.2 \(one of "
+            r"except, expire, failfast_all_unhealthy_upstreams, .*, tls, tls_servername\)$",
+        ),
+        (
+            Directive("cache", ("30",), (Directive("capacity", ("10",)),)),
+            r"^blocks: 'capacity' in 'cache' of '\.:53' is not an option of cache in CoreDNS 1\.13\.2 \(one of denial",
+        ),
+        (
+            Directive("hosts", ("/dev/null",), (Directive("db.example", ("fd00::1",)),)),
+            r"^blocks: 'db\.example' in 'hosts' of '\.:53' is not an option of hosts in CoreDNS 1\.13\.2 \(one of "
+            r"fallthrough, no_reverse, reload, ttl or an address line 'ADDRESS NAME…'\)$",
+        ),
+        (
+            Directive("hosts", ("/dev/null",), (Directive("fallthrough"), Directive("fd00::1", ("db.example",)))),
+            r"^blocks: address line 'fd00::1' in 'hosts' of '\.:53' follows 'fallthrough'; CoreDNS reads address "
+            r"lines only before it$",
+        ),
+        (
+            Directive("hosts", ("/dev/null",), (Directive("fd00::1"),)),
+            r"^blocks: address line 'fd00::1' in 'hosts' of '\.:53' must be 'ADDRESS NAME…'",
+        ),
+        (
+            Directive("hosts", ("/dev/null",), (Directive("fd00::1%eth0", ("db.example",)),)),
+            r"^blocks: address line 'fd00::1%eth0' in 'hosts' of '\.:53' must be 'ADDRESS NAME…', the address not "
+            r"zone-scoped \(CoreDNS refuses it\), got 'fd00::1%eth0 db\.example'$",
+        ),
+        (
+            Directive("template", ("IN", "A"), (Directive("answers", ("x",)),)),
+            r"^blocks: 'answers' in 'template' of '\.:53' is not an option of template in CoreDNS 1\.13\.2 \(one of "
+            r"additional, answer, authority, ederror, fallthrough, match, rcode, upstream\)$",
+        ),
+        (
+            Directive("loop", block=(Directive("x"),)),
+            r"^blocks: 'loop' of '\.:53' takes no block \(CoreDNS 1\.13\.2 refuses one\)$",
+        ),
+        (
+            Directive("prometheus", (":9253",), (Directive("x"),)),
+            r"^blocks: 'prometheus' of '\.:53' takes no block",
+        ),
+        (
+            Directive("forward", (".", "fd00::1"), (Directive("policy", ("random",), (Directive("x"),)),)),
+            r"^blocks: option 'policy' in 'forward' of '\.:53' takes no block$",
+        ),
+        (
+            Directive("rewrite", ("name", "a.example", "b.example"), (Directive("answer"),)),
+            r"^blocks: 'rewrite' of '\.:53' takes a block only with at most one argument",
+        ),
+        (
+            Directive("rewrite", ("stop",), (Directive("regex"),)),
+            r"^blocks: 'regex' in 'rewrite' of '\.:53' is not an option of rewrite",
+        ),
+    ],
+    ids=[
+        "forward",
+        "cache",
+        "hosts-name-first",
+        "hosts-after-fallthrough",
+        "hosts-without-name",
+        "hosts-zone-scoped",
+        "template",
+        "loop",
+        "prometheus",
+        "option-with-a-block",
+        "rewrite-line-and-block",
+        "rewrite-word",
+    ],
+)
+def test_fails_when_a_nested_word_is_not_the_plugins_own(directive: Directive, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _one(directive)
+
+
+def test_accepts_each_plugins_own_options() -> None:
+    corefile = _one(
+        Directive("bind", ("fd00::10",), (Directive("except", ("fd00::11",)),)),
+        Directive("errors", block=(Directive("consolidate", ("5m", ".*")),)),
+        Directive(
+            "forward", (".", "tls://fd03::53", "[fd03::54]:5353"), (Directive("tls"), Directive("next", ("NXDOMAIN",)))
+        ),
+        Directive(
+            "rewrite",
+            ("stop",),
+            (Directive("name", ("regex", "(.*)\\.a", "{1}.b")), Directive("answer", ("name", "(.*)\\.b", "{1}.a"))),
+        ),
+        Directive("template", ("IN", "AAAA"), (Directive("rcode", ("NXDOMAIN",)),)),
+        Directive("timeouts", block=(Directive("read", ("10s",)),)),
+        Directive("log", block=(Directive("class", ("denial",)),)),
+    )
+
+    assert "        except fd00::11\n" in corefile.render()
+
+
+@pytest.mark.parametrize(
+    ("directive", "message"),
+    [
+        (
+            Directive("hosts", ("/etc/hosts",)),
+            r"^blocks: hosts in '\.:53' must read /dev/null, its entries written in its block, got '/etc/hosts': "
+            r"node-cache runs on the host network, and any other file is the node's$",
+        ),
+        (
+            Directive("hosts", block=(Directive("fd00::1", ("db.example",)),)),
+            r"^blocks: hosts in '\.:53' must read /dev/null, .* got 'no file \(/etc/hosts\)'",
+        ),
+        (
+            Directive("forward", (".", "/etc/resolv.conf")),
+            r"^blocks: forward in '\.:53' sends to '/etc/resolv\.conf': it is no IP address: forward would read a file "
+            r"of that name on the node \(node-cache's resolv\.conf comes only through its own "
+            r"__PILLAR__UPSTREAM__SERVERS__\)$",
+        ),
+        (
+            Directive("forward", (".", "[fd03::53]")),
+            r"^blocks: forward in '\.:53' sends to '\[fd03::53\]': it is no IP address",
+        ),
+        (
+            Directive("forward", (".", "https://fd03::53")),
+            r"^blocks: forward in '\.:53' sends to 'https://fd03::53': https:// is not a transport forward takes",
+        ),
+        (
+            Directive("forward", (".",)),
+            r"^blocks: forward in '\.:53' takes a zone and at least one upstream, got \('\.',\)$",
+        ),
+        (
+            Directive("forward", (".", "fd03::53"), (Directive("tls", ("/etc/ssl/c.pem", "/etc/ssl/k.pem")),)),
+            r"^blocks: tls of forward in '\.:53' must name no file, got '/etc/ssl/c\.pem /etc/ssl/k\.pem': the "
+            r"certificate, key and CA would be read on the node",
+        ),
+        (
+            Directive("loadbalance", ("weighted", "/etc/weights")),
+            r"^blocks: loadbalance in '\.:53' must not be 'weighted': its weight file is read on the node$",
+        ),
+    ],
+    ids=[
+        "hosts-file",
+        "hosts-etc-hosts",
+        "forward-file",
+        "forward-bracketed",
+        "forward-transport",
+        "forward-no-to",
+        "forward-tls-files",
+        "loadbalance-weighted",
+    ],
+)
+def test_fails_when_a_plugin_reads_a_file_on_the_node(directive: Directive, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _one(directive)
+
+
+@pytest.mark.parametrize(
+    ("directive", "message"),
+    [
+        (
+            Directive("forward", (".", "fd03::53%eth0")),
+            r"^blocks: forward in '\.:53' sends to 'fd03::53%eth0': a zone-scoped address, which CoreDNS refuses",
+        ),
+        (
+            Directive("forward", (".", "[fe80::1%eth0]:53")),
+            r"^blocks: forward in '\.:53' sends to '\[fe80::1%eth0\]:53': a zone-scoped address",
+        ),
+        (
+            Directive("bind", ("fd00::10",), (Directive("except", ("fd00::11%eth0",)),)),
+            r"^blocks: bind in '\.:53' must not be zone-scoped, got 'fd00::11%eth0' \(CoreDNS refuses it\)$",
+        ),
+        (
+            Directive("prometheus", ("[fd00::10%eth0]:9253",)),
+            r"^blocks: prometheus in '\.:53' must not listen on a zone-scoped address, got '\[fd00::10%eth0\]:9253' "
+            r"\(CoreDNS refuses it\)$",
+        ),
+    ],
+    ids=["forward", "forward-bracketed", "bind-except", "prometheus"],
+)
+def test_fails_when_an_address_is_zone_scoped(directive: Directive, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _one(directive)
+
+
+def test_fails_when_the_health_address_is_zone_scoped() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"^blocks: health in 'cluster\.local:53' must not be zone-scoped, got '\[fd00::10%eth0\]:8080'",
+    ):
+        _corefile(
+            ServerBlock(zone="cluster.local", port=53, directives=(Directive("health", ("[fd00::10%eth0]:8080",)),))
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("debug", "it turns off the recovery from panics"),
+        ("pprof", "it serves the process's profiles on a listener of its own"),
+        ("trace", "it sends a span of every query to a collector"),
+    ],
+)
+def test_fails_when_a_diagnostic_plugin_is_not_allowed_by_name(name: str, reason: str) -> None:
+    block = ServerBlock(zone=".", port=53, directives=(Directive(name),))
+
+    with pytest.raises(
+        ValueError, match=rf"^blocks: '{name}' in '\.:53' is refused unless diagnostic_plugins names it: {reason}"
+    ):
+        _corefile(block)
+    assert (
+        f"    {name}\n"
+        in Corefile(cluster_domain="cluster.local", blocks=(block,), diagnostic_plugins=(name,)).render()
+    )
+
+
+@pytest.mark.parametrize("allowed", [("strace",), ("pprof", "pprof")])
+def test_fails_when_diagnostic_plugins_names_another_plugin_or_one_twice(allowed: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match=r"^diagnostic_plugins: takes each of debug, pprof, trace at most once, got "):
+        Corefile(
+            cluster_domain="cluster.local",
+            blocks=(ServerBlock(zone=".", port=53, directives=(Directive("errors"),)),),
+            diagnostic_plugins=allowed,
+        )
 
 
 def test_rewrite_templates_with_braces_inside_a_word_are_kept() -> None:
@@ -453,3 +689,13 @@ def test_fails_when_the_model_has_the_wrong_types(build: Callable[[], Corefile],
 def test_fails_when_the_corefile_cluster_domain_is_not_a_domain(domain: str) -> None:
     with pytest.raises(ValueError, match=r"^cluster_domain: must be a lower-case DNS domain"):
         _corefile(ServerBlock(zone=".", port=53, directives=(Directive("errors"),)), cluster_domain=domain)
+
+
+@pytest.mark.parametrize("name", ["cache", "errors", "hosts", "loop", "prometheus"])
+def test_fails_when_a_plugin_coredns_takes_once_is_declared_twice_in_a_block(name: str) -> None:
+    args = {"hosts": ("/dev/null",), "prometheus": (":9253",)}.get(name, ())
+
+    with pytest.raises(
+        ValueError, match=rf"^blocks: '{name}' is declared twice in '\.:53'; CoreDNS takes it once a block$"
+    ):
+        _one(Directive(name, args), Directive(name, args))

@@ -128,7 +128,7 @@ def test_static_records_go_to_the_block_that_serves_their_name() -> None:
         zones=(CORP,),
         hosts=(
             HostEntry(name="registry.corp.example", addresses=("fd03::a1",)),
-            HostEntry(name="db.svc.cluster.local", addresses=("fd00:ec2::99",)),
+            HostEntry(name="db.svc.cluster.local", addresses=("fd00:ec2::99",), overrides_cluster_zones=True),
             HostEntry(name="mirror.example.net", addresses=("2001:db8::1", "2001:DB8::2")),
         ),
     )
@@ -174,6 +174,66 @@ def test_an_extra_server_block_is_linted_and_appended_before_the_catch_all() -> 
     assert headers[-2:] == ["lab.example:53 {", ".:53 {"]
 
 
+def test_an_extra_block_without_bind_gets_node_caches_binds_in_every_mode() -> None:
+    mine = ServerBlock(zone="lab.example", port=53, directives=(Directive("errors"),))
+
+    assert block_of(corefile(extra_server_blocks=(mine,)), "lab.example:53") == (
+        f"    bind fd00::10 {CLUSTER_IP}\n    errors\n"
+    )
+    preview = NodeLocalDNSProps(extra_server_blocks=(mine,)).parts.corefile.corefile.render()
+    assert block_of(preview, "lab.example:53") == "    bind fd00::10 __KUBE_DNS_CLUSTER_IP__\n    errors\n"
+    portable = NodeLocalDNSProps(portable=True, extra_server_blocks=(mine,)).parts.corefile.corefile.render()
+    assert block_of(portable, "lab.example:53") == "    bind __PILLAR__LOCAL__DNS__\n    errors\n"
+
+
+@pytest.mark.parametrize(
+    ("props", "bind"),
+    [
+        ({"kube_dns_cluster_ip": CLUSTER_IP}, f"bind {CLUSTER_IP}"),
+        ({}, "bind __KUBE_DNS_CLUSTER_IP__"),
+    ],
+    ids=["deployable", "preview"],
+)
+def test_an_extra_block_binding_the_cluster_ip_placeholder_gets_the_cluster_ip_when_known(
+    props: dict[str, Any], bind: str
+) -> None:
+    mine = ServerBlock(zone="lab.example", port=53, directives=(Directive("bind", ("__KUBE_DNS_CLUSTER_IP__",)),))
+
+    text = NodeLocalDNSProps(extra_server_blocks=(mine,), **props).parts.corefile.corefile.render()
+
+    assert block_of(text, "lab.example:53") == f"    {bind}\n"
+
+
+@pytest.mark.parametrize("bind", ["fd00::10", "FD00:0::10", "__PILLAR__LOCAL__DNS__"])
+def test_an_extra_block_binding_the_local_ip_is_reached_in_every_mode(bind: str) -> None:
+    mine = ServerBlock(zone="lab.example", port=53, directives=(Directive("bind", (bind,)),))
+
+    for props in ({}, {"portable": True}, {"interception": "fallthrough", "kube_dns_cluster_ip": CLUSTER_IP}):
+        text = NodeLocalDNSProps(extra_server_blocks=(mine,), **props).parts.corefile.corefile.render()
+        assert block_of(text, "lab.example:53") == f"    bind {bind}\n"
+
+
+def test_the_cluster_zones_opt_ins_let_extra_blocks_and_host_entries_take_cluster_names() -> None:
+    text = corefile(
+        extra_server_blocks_override_cluster_zones=True,
+        extra_server_blocks=(ServerBlock(zone="lab.svc.cluster.local", port=53, directives=(Directive("errors"),)),),
+        hosts=(HostEntry(name="db.svc.cluster.local", addresses=("fd03::1",), overrides_cluster_zones=True),),
+    )
+
+    assert "lab.svc.cluster.local:53 {" in text
+    assert "        fd03::1 db.svc.cluster.local\n" in block_of(text, "cluster.local:53")
+
+
+def test_diagnostic_plugins_named_may_be_used_in_extra_blocks() -> None:
+    mine = ServerBlock(
+        zone="lab.example", port=53, directives=(Directive("pprof", ("[fd00::10]:6053",)), Directive("debug"))
+    )
+
+    text = corefile(diagnostic_plugins=("pprof", "debug"), extra_server_blocks=(mine,))
+
+    assert "    pprof [fd00::10]:6053\n    debug\n" in block_of(text, "lab.example:53")
+
+
 def test_scheduling_props_reach_the_pod_template() -> None:
     props = NodeLocalDNSProps(
         node_selector={"node-fleet": "cpu"},
@@ -211,6 +271,10 @@ def test_scheduling_props_reach_the_pod_template() -> None:
     assert template["spec"]["imagePullSecrets"] == [{"name": "registry-creds"}]
     assert daemon_set["spec"]["updateStrategy"] == {"type": "OnDelete"}
     assert daemon_set["spec"]["selector"] == {"matchLabels": {"k8s-app": "node-local-dns"}}
+
+
+def _lab(*directives: Directive, zone: str = "lab.example", more_zones: tuple[str, ...] = ()) -> ServerBlock:
+    return ServerBlock(zone=zone, more_zones=more_zones, port=53, directives=(*directives, Directive("errors")))
 
 
 def _zone(**kwargs: Any) -> ForwardZone:
@@ -253,11 +317,119 @@ REFUSALS: list[tuple[str, Any, str]] = [
         r"^extra_server_blocks: directive 'kubernetes' in 'lab.example:53' is not a plugin of node-cache 1.26.8",
     ),
     (
-        "an extra block without bind",
+        "an extra block bound only where no pod queries",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(Directive("bind", ("fd00::99",))),)),
+        r"^extra_server_blocks: 'lab.example:53' binds only fd00::99, which no pod queries: pods query the kube-dns "
+        r"ClusterIP \(__KUBE_DNS_CLUSTER_IP__\), which node-cache intercepts, or its local IP fd00::10; bind one of "
+        r"those, or leave bind out to get node-cache's$",
+    ),
+    (
+        "an extra block bound to a literal address that is not the ClusterIP the props give",
         lambda: NodeLocalDNSProps(
-            extra_server_blocks=(ServerBlock(zone="lab.example", port=53, directives=(Directive("errors"),)),)
+            kube_dns_cluster_ip=CLUSTER_IP, extra_server_blocks=(_lab(Directive("bind", ("fd00:ec2::b",))),)
         ),
-        r"^extra_server_blocks: 'lab.example:53' has no bind: it would listen on every address of the node",
+        r"^extra_server_blocks: 'lab.example:53' binds only fd00:ec2::b, which no pod queries: pods query the "
+        r"kube-dns ClusterIP \(fd00:ec2::a\)",
+    ),
+    (
+        "an extra block bound to the ClusterIP placeholder in portable manifests",
+        lambda: NodeLocalDNSProps(
+            portable=True, extra_server_blocks=(_lab(Directive("bind", ("__KUBE_DNS_CLUSTER_IP__",))),)
+        ),
+        r"^extra_server_blocks: 'lab.example:53' binds __KUBE_DNS_CLUSTER_IP__, which portable manifests never fill; "
+        r"bind __PILLAR__LOCAL__DNS__",
+    ),
+    (
+        "an unknown option nested in an extra block's plugin",
+        lambda: NodeLocalDNSProps(
+            extra_server_blocks=(_lab(Directive("forward", (".", "fd03::53"), (Directive("bogus", ("1",)),))),)
+        ),
+        r"^extra_server_blocks: 'bogus' in 'forward' of 'lab.example:53' is not an option of forward in CoreDNS "
+        r"1\.13\.2 \(one of except, ",
+    ),
+    (
+        "an extra block reading the node's /etc/hosts",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(Directive("hosts", ("/etc/hosts",))),)),
+        r"^extra_server_blocks: hosts in 'lab.example:53' must read /dev/null, its entries written in its block, got "
+        r"'/etc/hosts'",
+    ),
+    (
+        "an extra block forwarding to a file",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(Directive("forward", (".", "/etc/resolv.conf"))),)),
+        r"^extra_server_blocks: forward in 'lab.example:53' sends to '/etc/resolv.conf': it is no IP address",
+    ),
+    (
+        "pprof in an extra block without the opt-in",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(Directive("pprof")),)),
+        r"^extra_server_blocks: 'pprof' in 'lab.example:53' is refused unless diagnostic_plugins names it: it serves "
+        r"the process's profiles on a listener of its own",
+    ),
+    (
+        "debug allowed but trace used",
+        lambda: NodeLocalDNSProps(diagnostic_plugins=("debug",), extra_server_blocks=(_lab(Directive("trace")),)),
+        r"^extra_server_blocks: 'trace' in 'lab.example:53' is refused unless diagnostic_plugins names it",
+    ),
+    (
+        "a diagnostic plugin allowed twice",
+        lambda: NodeLocalDNSProps(diagnostic_plugins=("pprof", "pprof")),
+        r"^diagnostic_plugins: takes each of debug, pprof, trace at most once, got \('pprof', 'pprof'\)$",
+    ),
+    (
+        "a plugin allowed that is no diagnostic one",
+        lambda: NodeLocalDNSProps(diagnostic_plugins=("kubernetes",)),  # type: ignore[arg-type]
+        r"^diagnostic_plugins: takes each of debug, pprof, trace at most once, got \('kubernetes',\)$",
+    ),
+    (
+        "an extra block inside the cluster domain",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(zone="svc.cluster.local"),)),
+        r"^extra_server_blocks: 'svc.cluster.local:53' serves 'svc.cluster.local', which shadows the spec's "
+        r"'cluster.local' that cluster CoreDNS answers; set extra_server_blocks_override_cluster_zones=True if the "
+        r"block is meant to take those names$",
+    ),
+    (
+        "an extra block's second zone inside a reverse zone",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(more_zones=("10.in-addr.arpa",)),)),
+        r"^extra_server_blocks: 'lab.example:53 10.in-addr.arpa:53' serves '10.in-addr.arpa', which shadows the "
+        r"spec's 'in-addr.arpa'",
+    ),
+    (
+        "an extra block serving the cluster domain itself, even with the opt-in",
+        lambda: NodeLocalDNSProps(
+            extra_server_blocks_override_cluster_zones=True, extra_server_blocks=(_lab(zone="cluster.local"),)
+        ),
+        r"^extra_server_blocks: 'cluster.local:53' serves 'cluster.local', which the spec's block serves$",
+    ),
+    (
+        "a host entry inside the cluster domain",
+        lambda: NodeLocalDNSProps(hosts=(HostEntry(name="db.svc.cluster.local", addresses=("fd03::1",)),)),
+        r"^hosts: 'db.svc.cluster.local' shadows the spec's 'cluster.local', which cluster CoreDNS answers; set "
+        r"overrides_cluster_zones=True on the entry if it is meant to answer that name$",
+    ),
+    (
+        "a host entry inside a reverse zone",
+        lambda: NodeLocalDNSProps(hosts=(HostEntry(name="1.0.0.10.in-addr.arpa", addresses=("fd03::1",)),)),
+        r"^hosts: '1.0.0.10.in-addr.arpa' shadows the spec's 'in-addr.arpa'",
+    ),
+    (
+        "a host entry falling in an extra block with a hosts of its own",
+        lambda: NodeLocalDNSProps(
+            hosts=(HostEntry(name="box.lab.example", addresses=("fd03::1",)),),
+            extra_server_blocks=(
+                _lab(Directive("hosts", ("/dev/null",), (Directive("fd03::2", ("a.lab.example",)),))),
+            ),
+        ),
+        r"^hosts: 'box.lab.example' falls in the extra server block 'lab.example:53', which has a hosts of its own "
+        r"\(CoreDNS takes one a block\): write the entry there$",
+    ),
+    (
+        "a zone-scoped dns64 prefix",
+        lambda: Dns64(prefix="64:ff9b::%eth0/96"),
+        r"^dns64.prefix: must not be zone-scoped, got '64:ff9b::%eth0/96' \(CoreDNS refuses it\)$",
+    ),
+    (
+        "a zone-scoped forward zone upstream",
+        lambda: _zone(upstreams=("[fd03::53%eth0]:53",)),
+        r"^zones.upstreams: must not be zone-scoped, got '\[fd03::53%eth0\]:53'",
     ),
     (
         "a max_concurrent of 0",
