@@ -57,6 +57,11 @@ class NodeSelectorRequirement:
                 or not -(2**63) <= int(self.values[0]) < 2**63
             ):
                 raise ValueError(f"affinity.values: operator {self.operator} takes one integer, got {self.values!r}")
+            if self.values[0].startswith("-"):
+                raise ValueError(
+                    f"affinity.values: operator {self.operator} takes an integer of 0 or more (the API server also "
+                    f"reads it as a label value, which starts with a digit), got {self.values!r}"
+                )
         else:
             raise ValueError(
                 f"affinity.operator: must be In, NotIn, Exists, DoesNotExist, Gt or Lt, got {self.operator!r}"

@@ -415,7 +415,10 @@ def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[M
             return live, ObjectResult(ref, "unchanged", taken_over)
     if ref == ObjectRef.of(state.component.daemon_set) and live is not None and not state.options.dry_run:
         return _apply_daemon_set(state, desired, ref, live), ObjectResult(ref, "configured", taken_over)
-    result = client.apply(desired, dry_run=state.options.dry_run)
+    if state.options.dry_run and ref in state.probes and not taken_over:
+        result = state.probes[ref]  # admit's dry run was this one
+    else:
+        result = client.apply(desired, dry_run=state.options.dry_run)
     return result, ObjectResult(ref, "created" if live is None else "configured", taken_over)
 
 

@@ -754,7 +754,7 @@ _REQUIREMENTS = Kind(
             _requirement,
             LABEL_KEYS.valid,
             st.sampled_from(["Gt", "Lt"]),
-            st.integers(-(2**63), 2**63 - 1).map(lambda n: (str(n),)),
+            st.integers(0, 2**63 - 1).map(lambda n: (str(n),)),
         ),
     ),
     st.one_of(
@@ -766,7 +766,7 @@ _REQUIREMENTS = Kind(
             _requirement,
             LABEL_KEYS.valid,
             st.sampled_from(["Gt", "Lt"]),
-            st.sampled_from([("a",), ("1", "2"), ("--1",), ("1.5",), (str(2**63),), ()]),
+            st.sampled_from([("a",), ("1", "2"), ("--1",), ("-1",), ("1.5",), (str(2**63),), ()]),
         ),
         st.builds(_requirement, LABEL_KEYS.valid, st.sampled_from(["Equals", "in", ""]), st.just(("a",))),
     ),

@@ -522,6 +522,12 @@ REFUSALS: list[tuple[str, Any, str]] = [
         r"^affinity.values: operator Gt takes one integer, got \('--4',\)$",
     ),
     (
+        "Gt with a negative number, which is no label value",
+        lambda: NodeSelectorRequirement(key="cores", operator="Gt", values=("-1",)),
+        r"^affinity.values: operator Gt takes an integer of 0 or more \(the API server also reads it as a label "
+        r"value, which starts with a digit\), got \('-1',\)$",
+    ),
+    (
         "Lt beyond int64",
         lambda: NodeSelectorRequirement(key="cores", operator="Lt", values=(str(2**63),)),
         r"^affinity.values: operator Lt takes one integer",
