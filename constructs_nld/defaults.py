@@ -15,6 +15,8 @@ __all__ = [
     "API_QPS",
     "ALERT_ROUTING_LABELS",
     "APPLYSET_NAME",
+    "DEPLOY_LEASE_NAME",
+    "DEPLOY_LEASE_SECONDS",
     "APP_NAME",
     "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
@@ -151,6 +153,10 @@ MONITORING_GROUP: Final = "monitoring.coreos.com"
 APP_NAME: Final = "node-local-dns"
 """The application's name: ``app.kubernetes.io/name`` of every object of ours (constructs_nld.roles)."""
 APPLYSET_NAME: Final = "node-local-dns-applyset"
+DEPLOY_LEASE_NAME: Final = "node-local-dns-deploy"
+"""The Lease (coordination.k8s.io) a deploy holds while it writes, in the component's namespace."""
+DEPLOY_LEASE_SECONDS: Final = 60
+"""How long a deploy's Lease holds without a renewal (renewed every third of it): a killed deploy's lapses."""
 """The ApplySet parent ConfigMap, in the DaemonSet's namespace, that tracks what a deploy applied (KEP-3659)."""
 DAEMON_SET_NAME: Final = "node-local-dns"
 DEPLOYER_RBAC_NAME: Final = "node-local-dns-deployer"

@@ -31,6 +31,8 @@ without a shell.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -83,6 +85,8 @@ KEEPER_COMMAND: Final = (defaults.SHELL, KEEPER_SCRIPT_PATH, "keep")
 READINESS_COMMAND: Final = (defaults.SHELL, KEEPER_SCRIPT_PATH, "check")
 """The keeper's readiness probe: the jumps are in place and no unconditional NOTRACK of the ClusterIP is."""
 
+_NAME_HASH: Final = 10
+"""Hex digits of the content hash in the ConfigMap's name (as kustomize's ConfigMap generator writes it)."""
 _NODE_CACHE_SKIP = "NodeLocal DNS Cache: skip conntrack"
 _NODE_CACHE_ALLOW = "NodeLocal DNS Cache: allow DNS traffic"
 _BOUND = "NodeLocal DNS fallthrough: skip conntrack while node-cache listens"
@@ -259,6 +263,7 @@ class Keeper:
             f'-A {j.builtin} -j {j.target}" >&2; status=1; }}'
             for j in CHAINS
         )
+        ours = "|".join(f'"{j.table}::{j.target} - [0:0]"|"{j.table}:-A {j.target} "*' for j in CHAINS)
         check_holes = "\n".join(
             f"    if ipt -t {rule.table} -C {rule.chain} {_shell(rule.spec)} 2>/dev/null; then\n"
             f"        echo \"unconditional NOTRACK of the ClusterIP in place (node-cache's own rule): "
@@ -305,7 +310,23 @@ delete_all() {{
     while ipt -t "$table" -D "$chain" "$@" 2>/dev/null; do :; done
 }}
 
+# Refuse a rules file that reaches outside our chains: our tables, our chains, COMMIT, comments.
+ours_only() {{
+    table=
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            ''|'#'*|COMMIT) continue ;;
+            '*raw'|'*filter') table=${{line#?}}; continue ;;
+        esac
+        case "$table:$line" in
+            {ours}) ;;
+            *) echo "refusing $rules: '$line' is outside the keeper's chains; nothing installed" >&2; return 1 ;;
+        esac
+    done < "$rules"
+}}
+
 install() {{
+    ours_only || return 1
     ip6tables-restore -w {wait} --noflush "$rules" || return 1
 {jumps}
 }}
@@ -362,6 +383,20 @@ esac
             defaults.KEEPER_SCRIPT_KEY: self.keeper_script(),
             defaults.KEEPER_RULES_KEY: self.restore_input(),
         }
+
+    def config_map_name(self, prefix: str = defaults.KEEPER_CONFIG_MAP_NAME) -> str:
+        """``<prefix>-<hash>``: the ConfigMap's name, from its content, so a new script or rules roll like the template.
+
+        Every node-cache pod mounts the ConfigMap its template names: a change is a new
+        ConfigMap and a new template, which reaches the nodes under the DaemonSet's
+        ``max_unavailable``, while the old pods keep the old one until they are replaced (the
+        deploy prunes it once the rollout is complete). The hash is of the content as a preview
+        writes it, the kube-dns ClusterIP left as its placeholder: that address is known only
+        at deploy time, and ``DeployerRBAC`` names the ConfigMap from the props alone.
+        """
+        preview = Keeper(local_ip=self.local_ip, ports=self.ports).files()
+        digest = hashlib.sha256(json.dumps(preview, sort_keys=True).encode()).hexdigest()
+        return f"{prefix}-{digest[:_NAME_HASH]}"
 
 
 def _node_cache_spec(proto: str, side: str, address: str, port_flag: str, port: str, target: str) -> tuple[str, ...]:

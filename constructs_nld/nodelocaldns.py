@@ -225,6 +225,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     def _build_parts(self) -> NodeLocalDNSParts:
         """Each part's props, from these: names stay the parts' defaults, which every part references."""
         node_cache_labels = self._labels(defaults.NODE_CACHE_APP_LABEL)
+        keeper = Keeper(local_ip=self.local_ip, kube_dns_cluster_ip=self.kube_dns_cluster_ip, ports=self.ports)
         pod_monitor = (
             PodMonitorProps(
                 namespace=self.monitoring_namespace,
@@ -268,11 +269,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
             ),
             keeper_config=(
                 KeeperConfigMapProps(
-                    namespace=self.namespace,
-                    labels=node_cache_labels,
-                    keeper=Keeper(
-                        local_ip=self.local_ip, kube_dns_cluster_ip=self.kube_dns_cluster_ip, ports=self.ports
-                    ),
+                    name=keeper.config_map_name(), namespace=self.namespace, labels=node_cache_labels, keeper=keeper
                 )
                 if self.interception == "fallthrough"
                 else None
@@ -281,6 +278,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
                 namespace=self.namespace,
                 labels=node_cache_labels,
                 pod_labels={**node_cache_labels, **self.pod_labels},
+                keeper_config_map_name=keeper.config_map_name(),
                 **node_cache_options(self),
             ),
             pod_monitor=pod_monitor,

@@ -38,6 +38,10 @@ the app uses:
   on the ControllerRevisions of the component's namespace (``rollback`` puts back the template
   the DaemonSet controller recorded).
 
+``deploy`` and ``cutover`` (``promote``) also hold the Lease ``node-local-dns-deploy`` of the
+component's namespace while they write (``get``, ``create``, ``patch`` on that name:
+:mod:`constructs_nld.deploy.lease`).
+
 Two objects that are not ours are read, by name and never written: the ``kube-dns``
 Service (its ClusterIP, by ``verify``, ``uninstall`` and ``cutover``), and the ``kube-dns``
 ConfigMap (``verify`` checks it; ``deploy`` and ``cutover`` read it when node-cache mounts it).
@@ -283,6 +287,8 @@ def rules(
                 grant(where, group, plural, ("get", "delete"))
             else:
                 grant(where, group, plural, ("get", "delete"), tuple(sorted(n for n in names if n is not None)))
+    if command in ("deploy", "cutover"):
+        grant(namespace, "coordination.k8s.io", "leases", ("get", "create", "patch"), (defaults.DEPLOY_LEASE_NAME,))
     if command == "cutover":
         grant(None, "", "nodes", ("list",))
         grant(namespace, "apps", "controllerrevisions", ("get",))

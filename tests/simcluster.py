@@ -139,6 +139,17 @@ class SimulatedCluster(Stack):
         )
         self.control_plane.reset(nodes=nodes)
 
+    def restart_controllers(self) -> None:
+        """Restart kube-controller-manager, the scheduler and kwok: what a control-plane restart restarts too.
+
+        A test that restarts the API server calls this once it is back. Their informers back
+        off on every failed watch, up to a minute after a few restarts in a row, and meanwhile
+        see neither new nodes nor deletions: the next test's setup would wait on them.
+        """
+        for component in self.components:
+            component.stop()
+            component.start()
+
     def set_pod_fates(self, *fates: PodFate) -> None:
         """From now on, treat starting and stopping pods as ``fates`` say (none: every pod gets Ready, stops at once).
 

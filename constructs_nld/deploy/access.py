@@ -79,25 +79,36 @@ def check_access(
     monitoring_served: bool = True,
     kube_dns_config: bool = False,
     retired: Iterable[ObjectRef] = (),
-) -> None:
+) -> set[ObjectRef]:
     """Raise :class:`ForbiddenError` naming every permission ``command`` needs for ``refs`` that is refused.
 
     ``retired``: live members the app no longer defines, which a deploy prunes (read and
-    deleted, never applied). ``kube_dns_config``: whether node-cache mounts the ``kube-dns``
-    ConfigMap, which a deploy then reads.
+    deleted, never applied); those whose delete is refused are returned, not refused: the
+    deploy keeps them and says why (rules that name our objects name only the app's, and an
+    earlier version's are named only when ``DeployerRBACProps.retired`` lists it).
+    ``kube_dns_config``: whether node-cache mounts the ``kube-dns`` ConfigMap, which a
+    deploy then reads.
     """
+    old = {ref: resource for ref in retired for resource in resources(client, [ref])}
     command_rules = rules(
         command,
         resources(client, refs),
         namespace=namespace,
         monitoring_served=monitoring_served,
         kube_dns_config=kube_dns_config,
-        retired=resources(client, retired),
+        retired=old.values(),
     )
     needed: list[Permission] = [permission for rule in command_rules for permission in rule.permissions()]
     refused = [permission for permission, allowed in zip(needed, _allowed(client, needed), strict=True) if not allowed]
+    kept = {
+        ref
+        for ref, resource in old.items()
+        if any(Resource(p.group, p.resource, p.namespace, p.name) == resource for p in refused)
+    }
+    refused = [p for p in refused if Resource(p.group, p.resource, p.namespace, p.name) not in old.values()]
     if refused:
         raise ForbiddenError(
             f"{command}: the kubeconfig's user may not, {describe(refused)} "
             f"({_WHAT[command]}; DeployerRBAC grants what each command needs)"
         )
+    return kept

@@ -123,6 +123,9 @@ class Stale:
     foreign: str = ""
     """Why it is not this tool's to prune although it carries the set's label (empty: it is ours)."""
 
+    denied: str = ""
+    """Why this run may not delete it although it is ours: kept, and still recorded as a member."""
+
 
 @dataclass
 class ApplySet:

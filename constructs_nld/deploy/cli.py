@@ -76,6 +76,7 @@ _TIMEOUTS: Final = {
     "api_timeout": ("--api-timeout", "each API request, its retries included (while the server throttles or restarts)"),
     "clusterip_timeout": ("--clusterip-timeout", "the wait for kube-dns-upstream's ClusterIP"),
     "restart_timeout": ("--restart-timeout", "the restart, decided again while the DaemonSet keeps changing"),
+    "lease_timeout": ("--lease-timeout", "the wait while another deploy of the cluster holds its Lease"),
     "prometheus_timeout": ("--prometheus-timeout", "each Prometheus query"),
 }
 """Each timed wait's flag and what it bounds; ``--timeout`` sets them all (:mod:`constructs_nld.deploy.options`)."""
@@ -296,7 +297,7 @@ def parser() -> argparse.ArgumentParser:
         "apply the app's charts in order (the default)",
         "Apply the app's charts in order with the spec's rules; prune what the app no longer defines.",
     )
-    _timeouts(deploy_cli, "clusterip_timeout", "restart_timeout", suppress=True)
+    _timeouts(deploy_cli, "clusterip_timeout", "restart_timeout", "lease_timeout", suppress=True)
     mode = deploy_cli.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted")
     mode.add_argument(
@@ -450,7 +451,7 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
     promote.add_argument(
         "--force", action="store_true", help="promote although the canary soak did not pass (recorded on the DaemonSet)"
     )
-    _timeouts(promote, "clusterip_timeout", "restart_timeout", suppress=True)
+    _timeouts(promote, "clusterip_timeout", "restart_timeout", "lease_timeout", suppress=True)
     rollback = step("rollback", "put the old template back on the canary nodes; nothing to do without a cutover")
     for rolling in (promote, rollback):
         _stall_after(rolling, "the rollout makes no progress")
@@ -506,6 +507,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
             skip_monitoring=bool(flags["skip_monitoring"]),
             cluster_ip_timeout=flags.timeout("clusterip_timeout"),
             restart_timeout=flags.timeout("restart_timeout"),
+            lease_timeout=flags.timeout("lease_timeout"),
             wait=bool(flags["wait"]),
             stall_after=stall_after,
             progress=progress,
@@ -533,6 +535,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
         prometheus_timeout=flags.timeout("prometheus_timeout"),
         cluster_ip_timeout=flags.timeout("clusterip_timeout"),
         restart_timeout=flags.timeout("restart_timeout"),
+        lease_timeout=flags.timeout("lease_timeout"),
         stall_after=stall_after,
         progress=progress,
     )

@@ -104,8 +104,9 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
         (
             (
                 ("deploy",),
-                "kube-dns-upstream got no ClusterIP within --clusterip-timeout, or the restart kept conflicting beyond "
-                "--restart-timeout",
+                "kube-dns-upstream got no ClusterIP within --clusterip-timeout, the restart kept conflicting beyond "
+                "--restart-timeout, or another deploy held the cluster's Lease beyond --lease-timeout (then nothing "
+                "applied)",
             ),
         ),
     ),

@@ -111,6 +111,7 @@ _KNOWN: Final = {
         ResourceType("v1", "Node", "nodes", namespaced=False),
         ResourceType("v1", "Namespace", "namespaces", namespaced=False),
         ResourceType("apps/v1", "DaemonSet", "daemonsets"),
+        ResourceType("coordination.k8s.io/v1", "Lease", "leases"),
     )
 }
 """Built-in kinds NodeLocal DNS reads and writes, served by every cluster: known without a discovery
@@ -479,14 +480,23 @@ class KubeClient:
             raise
         return result
 
-    def apply(self, manifest: Manifest, *, dry_run: bool = False, resource_version: str = "") -> Manifest:
-        """Server-side apply ``manifest`` as :data:`FIELD_MANAGER`, forcing ownership of our fields.
+    def apply(
+        self,
+        manifest: Manifest,
+        *,
+        dry_run: bool = False,
+        resource_version: str = "",
+        field_manager: str = FIELD_MANAGER,
+        force: bool = True,
+    ) -> Manifest:
+        """Server-side apply ``manifest`` as ``field_manager``, forcing ownership of its fields unless not ``force``.
 
         With ``resource_version``, only if the object is still at that version (a 409
         otherwise); throttled or lost on the way, such an apply raises :class:`RereadError`
-        rather than going again.
+        rather than going again. Without ``force``, a field another manager owns with another
+        value is a 409 conflict (sent again, the same apply by the same manager is none).
         """
-        query = [("fieldManager", FIELD_MANAGER), ("force", "true")]
+        query = [("fieldManager", field_manager), ("force", "true" if force else "false")]
         if dry_run:
             query.append(("dryRun", "All"))
         body = manifest

@@ -12,6 +12,7 @@ Timed waits are named, each with its own flag (``--timeout`` sets them all at on
 ``api_timeout``           one API request, its retries included (``--api-timeout``)
 ``cluster_ip_timeout``    deploy: kube-dns-upstream getting its ClusterIP (``--clusterip-timeout``)
 ``restart_timeout``       deploy: the restart, while the DaemonSet keeps changing (``--restart-timeout``)
+``lease_timeout``         deploy: the wait for another deploy of the cluster to finish (``--lease-timeout``)
 ``prometheus_timeout``    one Prometheus query (``--prometheus-timeout``)
 ``stall_after``           a rollout, uninstall or canary wait without progress (``--stall-after``)
 ========================  =======================================================================
@@ -140,6 +141,9 @@ class DeployOptions:
     restart_timeout: float = defaults.DEPLOY_TIMEOUT
     """Seconds the restart may be decided again while the DaemonSet keeps changing. Default: - ``DEPLOY_TIMEOUT``."""
 
+    lease_timeout: float = defaults.DEPLOY_TIMEOUT
+    """Seconds to wait while another deploy of the cluster holds its Lease. Default: - ``DEPLOY_TIMEOUT``."""
+
     poll_interval: float = defaults.CLUSTER_IP_POLL
     """Seconds between the first two reads while waiting for the ClusterIP (it grows while nothing changes)."""
 
@@ -163,6 +167,7 @@ class DeployOptions:
             raise ValueError("wait: a dry run or a diff starts no rollout to wait for, got wait with one")
         _positive("cluster_ip_timeout", self.cluster_ip_timeout)
         _positive("restart_timeout", self.restart_timeout)
+        _positive("lease_timeout", self.lease_timeout)
         _positive("stall_after", self.stall_after)
 
 
@@ -245,6 +250,9 @@ class CutoverOptions:
 
     restart_timeout: float = defaults.DEPLOY_TIMEOUT
     """``promote``: seconds the restart may be decided again, as a deploy does."""
+
+    lease_timeout: float = defaults.DEPLOY_TIMEOUT
+    """``promote``: seconds to wait while another deploy of the cluster holds its Lease, as a deploy does."""
 
     stall_after: float = defaults.STALL_AFTER
     """Seconds without a canary pod becoming ready (``start``) or the rollout progressing, after which it stops."""

@@ -36,8 +36,9 @@ at import, not at run time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Final, Literal
 
@@ -60,6 +61,7 @@ from constructs_nld.deploy.errors import (
 from constructs_nld.deploy.fleet import api_error
 from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
+from constructs_nld.deploy.lease import DeployLease
 from constructs_nld.deploy.manifest import KUBE_DNS, is_monitoring, selector
 from constructs_nld.deploy.options import DeployOptions
 from constructs_nld.deploy.program import hint
@@ -168,6 +170,16 @@ class DeployState:
     namespaces: set[str] = field(default_factory=set)
     probes: dict[ObjectRef, Manifest] = field(default_factory=dict)
     """Each planned object as the API server would store it: ``admit``'s dry runs."""
+    lease: DeployLease | None = None
+    """The cluster's deploy Lease, while this run holds it."""
+
+    def again(self) -> DeployState:
+        """A fresh state for the same run, its Lease kept: the cluster read again (the Services of kube-dns too)."""
+        client = self.session.kube
+        services = {ObjectRef.of(s): s for s in client.list("v1", "Service", defaults.NAMESPACE)}
+        return DeployState(
+            replace(self.session, services=services), self.options, self.progress, self.permission, lease=self.lease
+        )
 
     @property
     def component(self) -> Component:
@@ -314,7 +326,7 @@ def plan(state: DeployState) -> None:
     )
     state.stale = ApplySet.stale(members, defined, ApplySet.recorded_members(parent))
     state.members = {member_key(ref) for ref in defined}
-    check_access(
+    undeletable = check_access(
         client,
         state.permission,
         [item.ref for item in state.planned],
@@ -322,6 +334,8 @@ def plan(state: DeployState) -> None:
         kube_dns_config=state.component.reads_kube_dns_config,
         retired=[stale.ref for stale in state.stale if not stale.foreign],
     )
+    not_granted = "the deployer may not delete it (DeployerRBAC names the app's objects: see its retired prop)"
+    state.stale = [replace(s, denied=not_granted) if s.ref in undeletable else s for s in state.stale]
     state.split = _services_phase(state.planned, state.component)
     objects = sum(len(chart.objects) for chart in charts)
     how = (
@@ -346,7 +360,9 @@ def admit(state: DeployState) -> None:
     A refusal that only the cluster knows (PodSecurity, a webhook, a ResourceQuota, a policy)
     of the last object refuses the whole deploy, with nothing applied. The answers are kept:
     ``_reconcile`` reads from them whether an object changes, so a deploy with nothing to
-    change makes no more requests than before.
+    change makes no more requests than before. An object in a namespace that the app itself
+    creates cannot be tried before that namespace exists: the API server tries it as it is
+    applied, after the namespace.
     """
     if state.options.diff:
         return
@@ -354,11 +370,107 @@ def admit(state: DeployState) -> None:
     for item in state.planned:
         if item.ref not in state.live:
             state.live[item.ref] = client.get(item.ref)
+    created = {item.ref.name for item in state.planned if item.ref.kind == "Namespace" and state.live[item.ref] is None}
+    for item in state.planned:
+        if item.ref.namespace in created:
+            continue
         try:
             state.probes[item.ref] = client.apply(state.instead.get(item.ref, item.manifest), dry_run=True)
         except ApiException as error:
             said = " ".join(api_error(error).split())
             raise AdmissionError(f"{item.ref}: refused in a dry run, {said}; nothing applied") from None
+
+
+def _writes(state: DeployState) -> bool:
+    """Whether the checks found anything to write: an object to apply, a member to prune, a parent to change."""
+    changed = any(
+        state.live.get(item.ref) is None
+        or (item.ref in state.probes and not same_object(state.live[item.ref] or {}, state.probes[item.ref]))
+        for item in state.planned
+    )
+    parent = state.live.get(state.applyset.ref)
+    kinds, namespaces = ApplySet.recorded(parent)
+    kept = {member_key(item.ref) for item in state.stale if item.denied or item.others}
+    return (
+        changed
+        or any(not (item.foreign or item.denied or item.others) for item in state.stale)
+        or parent is None
+        or kinds != state.kinds
+        or namespaces != state.namespaces - {state.applyset.namespace}
+        or ApplySet.recorded_members(parent) != frozenset(state.members | kept)
+    )
+
+
+def _fingerprint(live: Manifest | None) -> tuple[str, str] | None:
+    """What says an object was written since it was read.
+
+    Its generation (its controller's status writes do not count), else its resourceVersion,
+    and its labels and annotations.
+    """
+    if live is None:
+        return None
+    metadata = live.get("metadata") or {}
+    version = str(metadata["generation"]) if "generation" in metadata else str(metadata.get("resourceVersion"))
+    return version, repr(
+        sorted((metadata.get("labels") or {}).items()) + sorted((metadata.get("annotations") or {}).items())
+    )
+
+
+class StaleReadsError(Exception):
+    """This run holds the Lease now, but another run wrote the cluster after this one read it: read it again."""
+
+
+def hold_lease(state: DeployState) -> bool:
+    """Hold the cluster's deploy Lease (waiting while another run holds it); whether this run's reads are stale.
+
+    They are when it waited for another run, or when something it read (the parent, an object
+    it plans, a member it prunes) was written since: a plan made on what is no longer there is
+    never applied.
+    """
+    client = state.session.kube
+    if state.lease is None:
+        lease = DeployLease(client, state.component.namespace)
+        waited = lease.acquire(timeout=state.options.lease_timeout, interval=state.options.poll_interval, out=state.out)
+        state.lease = lease
+        if waited:
+            return True
+    read = {state.applyset.ref: state.live.get(state.applyset.ref)}
+    read.update({item.ref: state.live.get(item.ref) for item in state.planned})
+    read.update({item.ref: item.live for item in state.stale if not (item.foreign or item.denied)})
+    return any(_fingerprint(client.get(ref)) != _fingerprint(then) for ref, then in read.items())
+
+
+@contextlib.contextmanager
+def holding(state: DeployState, command: str) -> Iterator[None]:
+    """Within the block, ``command`` (a cutover step that writes outside :func:`run_steps`) holds the deploy Lease.
+
+    Refused, nothing applied, when another run wrote the cluster after this one read it; the
+    Lease is given up at the end, whatever happened.
+    """
+    try:
+        if hold_lease(state):
+            raise PreconditionError(
+                f"another deploy wrote the cluster while this {command} read it: nothing applied; rerun {hint(command)}"
+            )
+        yield
+    finally:
+        if state.lease is not None:
+            state.lease.release()
+
+
+def take_lease(state: DeployState) -> None:
+    """Step 5, first: a deploy with something to write holds the cluster's deploy Lease while it writes.
+
+    One deploy of a cluster writes at a time (:mod:`constructs_nld.deploy.lease`). When
+    another run wrote the cluster after this one read it, :class:`StaleReadsError` sends the deploy back
+    to its reads, under the Lease. A deploy with nothing to write takes none: it writes nothing.
+    """
+    if state.options.diff or state.options.dry_run or not _writes(state):
+        return
+    if hold_lease(state):
+        raise StaleReadsError
+    assert state.lease is not None
+    state.out(f"[5/7] holding {state.lease.ref} (one deploy of this cluster writes at a time)")
 
 
 # --- steps 5-7: writes ---------------------------------------------------------------------------
@@ -559,6 +671,10 @@ def prune(state: DeployState) -> None:
         if item.foreign:
             kept.append(f"{item.ref} ({item.foreign})")
             continue
+        if item.denied:
+            kept.append(f"{item.ref} ({item.denied})")
+            held = True
+            continue
         if item.others:
             kept.append(f"{item.ref} (also owned by {', '.join(item.others)})")
             held = True
@@ -596,7 +712,7 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     return (check_app, precondition, guard, report_cluster_ip, plan, admit)
 
 
-DEPLOY_WRITES: Final[tuple[Step, ...]] = (apply_services, apply_rest, restart, follow, prune)
+DEPLOY_WRITES: Final[tuple[Step, ...]] = (take_lease, apply_services, apply_rest, restart, follow, prune)
 """A deploy's steps from its first write on."""
 
 
@@ -610,10 +726,28 @@ DEPLOY_STEPS: Final = deploy_steps()
 
 
 def run_steps(state: DeployState, steps: tuple[Step, ...] = DEPLOY_STEPS) -> DeployReport:
-    """Take ``steps`` in order on ``state``; its report."""
-    for step in steps:
-        step(state)
-    return state.report
+    """Take ``steps`` in order on ``state``; its report. A Lease taken is given up at the end, whatever happened.
+
+    When the Lease says the reads are stale (:class:`StaleReadsError`), steps that begin with the reads
+    start again on a fresh state; others (the writes alone) refuse, nothing applied.
+    """
+    try:
+        while True:
+            try:
+                for step in steps:
+                    step(state)
+            except StaleReadsError:
+                if steps[0] is not check_app:
+                    raise PreconditionError(
+                        "another deploy wrote the cluster while this one read it: nothing applied; rerun"
+                    ) from None
+                state.out("[5/7] another deploy wrote the cluster meanwhile: reading it again")
+                state = state.again()
+                continue
+            return state.report
+    finally:
+        if state.lease is not None:
+            state.lease.release()
 
 
 def _phase(live: Manifest) -> str | None:

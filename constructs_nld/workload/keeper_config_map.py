@@ -1,4 +1,8 @@
-"""The ``node-local-dns-keeper`` ConfigMap: the fallthrough keeper's script and the rules it keeps."""
+"""The ``node-local-dns-keeper-<hash>`` ConfigMap: the fallthrough keeper's script and the rules it keeps.
+
+Immutable and named by its content (:meth:`~constructs_nld.keeper.Keeper.config_map_name`, which
+``NodeLocalDNS`` gives it): a change is a new ConfigMap, which the pods get as they are replaced.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,10 @@ class KeeperConfigMapProps(ObjectProps):
     """Props of :class:`KeeperConfigMap`."""
 
     name: str = defaults.KEEPER_CONFIG_MAP_NAME
-    """ConfigMap name, mounted by the DaemonSet's keeper container. Default: node-local-dns-keeper."""
+    """ConfigMap name, mounted by the DaemonSet's keeper container. Default: node-local-dns-keeper.
+
+    ``NodeLocalDNS`` names it ``node-local-dns-keeper-<hash of its content>``.
+    """
 
     namespace: str = defaults.NAMESPACE
     """Namespace of the node-cache pods. Default: kube-system."""
@@ -45,5 +52,9 @@ class KeeperConfigMap(Construct):
         super().__init__(scope, id)
         self.props = props_or_defaults(props, KeeperConfigMapProps)
         self.api_object = k8s.KubeConfigMap(
-            self, "Resource", metadata=object_meta(self.props, Role.KEEPER_CONFIG), data=self.props.keeper.files()
+            self,
+            "Resource",
+            metadata=object_meta(self.props, Role.KEEPER_CONFIG),
+            data=self.props.keeper.files(),
+            immutable=True,
         )

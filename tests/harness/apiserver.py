@@ -16,6 +16,7 @@ from typing import Final
 
 import yaml
 
+from constructs_nld.defaults import DEPLOY_LEASE_NAME
 from tests.harness.credentials import ADMIN_USER, FIXTURE_USER, Credentials
 from tests.harness.health import http_get
 from tests.harness.process import Process, free_port
@@ -36,6 +37,12 @@ AUDIT_POLICY: Final = {
     "rules": [
         {"level": "Metadata", "users": [ADMIN_USER]},
         {
+            "level": "Metadata",
+            "resources": [
+                {"group": "coordination.k8s.io", "resources": ["leases"], "resourceNames": [DEPLOY_LEASE_NAME]}
+            ],
+        },
+        {
             "level": "None",
             "resources": [
                 {"group": "coordination.k8s.io", "resources": ["leases"]},
@@ -50,7 +57,7 @@ AUDIT_POLICY: Final = {
 is ResponseStarted, which long-running requests (watches) would add as well. The simulated
 cluster's components (controllers, scheduler, kwok) renew leases and record events all the
 time; those are never what a test counts, and at hundreds of nodes they would make most of
-the log, so they are left out for every user but ours."""
+the log, so they are left out for every user but ours, except the deploy's own Lease."""
 
 
 class Etcd(Process):

@@ -563,9 +563,17 @@ def test_each_step_interrupted_after_each_of_its_writes_converges_when_rerun(
     assert back() == 0
     assert len(reference) >= 2, reference
 
+    # promote holds the deploy Lease from its first write (an apply) to its release (its last apply).
+    holds = step == "promote"
+    assert not holds or reference[0] == "apply", reference
+    release = len(reference) - reference[::-1].index("apply")
     for k in range(1, len(reference) + 1):
         assert setup() == 0
-        assert interrupted(fleet, k, argv) == reference[:k]
+        # Stopped by an exception between taking its Lease and giving it up, promote still gives it up
+        # on the way out (a killed one's lapses). Stopped at the take itself, it never knew it held the
+        # Lease: the rerun takes it over, its holder being a run of this process that holds nothing.
+        released = ["apply"] if holds and 1 < k < release else []
+        assert interrupted(fleet, k, argv) == reference[:k] + released
         assert run(fleet, *argv) == 0, f"{step}: the rerun after write {k} ({reference[k - 1]})"
         assert fingerprint(fleet) == expected, f"{step}: after write {k} ({reference[k - 1]})"
         MATRIX.append(

@@ -21,6 +21,7 @@ from constructs_nld import ForwardZone, NodeLocalDNSProps
 from constructs_nld.deploy import DeployOptions, deploy, load_client, open_session, props_source
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError, PreconditionError
+from constructs_nld.keeper import Keeper
 from tests.controlplane import ControlPlane
 from tests.integration import rest
 
@@ -110,7 +111,9 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
     assert rest.get(api_client, rest.PATHS["pod-monitor"]) is not None
     assert rest.get(api_client, rest.PATHS["prometheus-rule"]) is not None
 
+    # The deploy Lease taken before the first write and given up after the last (docs/commands.md).
     assert written_paths(cluster, mark) == [
+        "leases/node-local-dns-deploy",
         "configmaps/node-local-dns-applyset",
         "services/kube-dns-upstream",
         "services/node-local-dns-metrics",
@@ -119,6 +122,7 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "daemonsets/node-local-dns",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
+        "leases/node-local-dns-deploy",
     ]
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("]")[0] + "]" for line in lines] == [
@@ -126,6 +130,7 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "[2/7]",
         "[3/7]",
         "[4/7]",
+        "[5/7]",
         "[5/7]",
         "[5/7]",
         "[6/7]",
@@ -163,7 +168,7 @@ def test_entry_point_runs_as_a_script(cluster: ControlPlane, api_client: k8s.Api
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert len(result.stdout.splitlines()) == 9
+    assert len(result.stdout.splitlines()) == 10
     assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
 
 
@@ -416,8 +421,9 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
     # The parent records the keeper's ConfigMap as a member (constructs_nld.deploy.applyset).
     assert sorted(set(written_paths(cluster, mark))) == [
         "configmaps/node-local-dns-applyset",
-        "configmaps/node-local-dns-keeper",
+        f"configmaps/{Keeper().config_map_name()}",
         "daemonsets/node-local-dns",
+        "leases/node-local-dns-deploy",
     ]
     daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
     assert daemon_set is not None

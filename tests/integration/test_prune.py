@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from constructs_nld import NodeLocalDNSProps
+from constructs_nld import NodeLocalDNSProps, Ports
 from constructs_nld.deploy import (
     AppChart,
     AppSource,
@@ -31,13 +31,15 @@ from constructs_nld.deploy import (
 from constructs_nld.deploy.applyset import PART_OF_LABEL, applyset_id
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import PreconditionError
+from constructs_nld.keeper import Keeper
 from tests.controlplane import ControlPlane
 from tests.deploysh import KUBECTL, kubectl
 from tests.fleet import fleet_node
 from tests.simcluster import SimulatedCluster
 
 PARENT = "/api/v1/namespaces/kube-system/configmaps/node-local-dns-applyset"
-KEEPER_CONFIG = "/api/v1/namespaces/kube-system/configmaps/node-local-dns-keeper"
+KEEPER = Keeper().config_map_name()
+KEEPER_CONFIG = f"/api/v1/namespaces/kube-system/configmaps/{KEEPER}"
 DASHBOARD = "/api/v1/namespaces/monitoring/configmaps/nodelocaldns-dashboard"
 TEAM = "/api/v1/namespaces/kube-system/configmaps/team-settings"
 SET_ID = applyset_id("node-local-dns-applyset", "kube-system")
@@ -382,6 +384,30 @@ def test_kubectl_computes_the_same_set_for_the_same_manifests(cluster: ControlPl
 # --- on real pods: the keeper's ConfigMap outlives the pods that mount it --------------------------
 
 
+def test_a_new_keeper_is_a_new_config_map_the_pods_get_as_they_roll_and_the_old_one_goes_after(
+    sim: SimulatedCluster,
+) -> None:
+    sim.add_nodes(fleet_node("cpu", i) for i in range(1, 4))
+    run(sim.control_plane, with_team_chart(NodeLocalDNSProps(interception="fallthrough"), team=False), **WAIT)
+    moved = NodeLocalDNSProps(interception="fallthrough", ports=Ports(health=8081))
+    new = Keeper(ports=Ports(health=8081)).config_map_name()
+
+    report, out = run(sim.control_plane, with_team_chart(moved, team=False))
+
+    daemon_set = get(sim.control_plane, "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns")
+    assert daemon_set is not None
+    volumes = daemon_set["spec"]["template"]["spec"]["volumes"]
+    assert {"name": "keeper", "configMap": {"name": new, "defaultMode": 420}} in volumes
+    assert report.pruned == [] and f"kept: configmap/kube-system/{KEEPER} (until the rollout completes" in out
+    assert get(sim.control_plane, KEEPER_CONFIG) is not None  # the pods not yet replaced still mount it
+
+    report, _ = run(sim.control_plane, with_team_chart(moved, team=False), **WAIT)
+
+    assert [str(ref) for ref in report.pruned] == [f"configmap/kube-system/{KEEPER}"]
+    assert get(sim.control_plane, KEEPER_CONFIG) is None
+    assert get(sim.control_plane, f"/api/v1/namespaces/kube-system/configmaps/{new}") is not None
+
+
 def test_switching_back_from_fallthrough_prunes_the_keeper_config_after_the_rollout(sim: SimulatedCluster) -> None:
     sim.add_nodes(fleet_node("cpu", i) for i in range(1, 4))
     run(sim.control_plane, with_team_chart(NodeLocalDNSProps(interception="fallthrough"), team=False), **WAIT)
@@ -391,12 +417,12 @@ def test_switching_back_from_fallthrough_prunes_the_keeper_config_after_the_roll
     report, out = run(sim.control_plane, spec_mode)
 
     assert report.pruned == []
-    assert "kept: configmap/kube-system/node-local-dns-keeper (until the rollout completes" in out
+    assert f"kept: configmap/kube-system/{KEEPER} (until the rollout completes" in out
     assert get(sim.control_plane, KEEPER_CONFIG) is not None
 
     report, out = run(sim.control_plane, spec_mode, **WAIT)
 
-    assert [str(ref) for ref in report.pruned] == ["configmap/kube-system/node-local-dns-keeper"]
+    assert [str(ref) for ref in report.pruned] == [f"configmap/kube-system/{KEEPER}"]
     assert get(sim.control_plane, KEEPER_CONFIG) is None
     mark = sim.control_plane.audit_mark()
     run(sim.control_plane, spec_mode)

@@ -429,3 +429,53 @@ def test_the_documented_admission_policy_limits_the_deployers_pod_deletes_to_nod
     assert refused.status == 403 and "deletes node-cache's pods only" in str(refused.body)
     assert deleted is not None and deleted["metadata"]["name"] == "node-cache"
     assert again.value.status == 403
+
+
+FALLTHROUGH_APP = '''"""The spec's component in the fallthrough mode{what}."""
+import sys
+
+from constructs_nld import NodeLocalDNSProps, Ports
+from constructs_nld.app import main
+
+sys.exit(main(NodeLocalDNSProps(interception="fallthrough"{props})))
+'''
+
+
+def _render(props: Any, retired: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    """DeployerRBAC for ``props`` (and ``retired``), bound to ci/deployer."""
+    from constructs_nld import DeployerRBAC, DeployerRBACProps, DeployerSubject
+    from constructs_nld.runtime import cdk8s
+
+    chart = cdk8s.Chart(cdk8s.App(), "rbac")
+    subject = DeployerSubject(name=ACCOUNT, namespace=NAMESPACE)
+    DeployerRBAC(chart, "deployer", DeployerRBACProps(component=props, retired=retired, subjects=(subject,)))
+    return list(chart.to_json())
+
+
+def test_an_earlier_apps_object_the_rules_do_not_name_is_kept_and_said_then_pruned_once_retired_names_it(
+    sim_deployer: Deployer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from constructs_nld import NodeLocalDNSProps, Ports
+    from constructs_nld.keeper import Keeper
+
+    earlier, now = tmp_path / "earlier.py", tmp_path / "now.py"
+    earlier.write_text(FALLTHROUGH_APP.format(what=", health on 8081", props=", ports=Ports(health=8081)"))
+    now.write_text(FALLTHROUGH_APP.format(what="", props=""))
+    old_keeper = Keeper(ports=Ports(health=8081)).config_map_name()
+    old_path = f"/api/v1/namespaces/kube-system/configmaps/{old_keeper}"
+    waits = ("--wait", "--stall-after", "60", "--progress", "plain")
+    admin = ["--kubeconfig", str(sim_deployer.control_plane.kubeconfig_path)]
+    assert main([*admin, "--app", f"python {earlier}", *waits]) == ExitCode.OK
+    sim_deployer.grant(_render(NodeLocalDNSProps(interception="fallthrough")))
+    capsys.readouterr()
+
+    kept = sim_deployer.run("--app", f"python {now}", *waits)
+    out = capsys.readouterr().out
+
+    assert kept == ExitCode.OK, out
+    assert f"kept: configmap/kube-system/{old_keeper} (the deployer may not delete it" in out
+    assert sim_deployer.admin.get(old_path) is not None
+    retired = (NodeLocalDNSProps(interception="fallthrough", ports=Ports(health=8081)),)
+    sim_deployer.grant(_render(NodeLocalDNSProps(interception="fallthrough"), retired))
+    assert sim_deployer.run("--app", f"python {now}", *waits) == ExitCode.OK
+    assert sim_deployer.admin.get(old_path) is None

@@ -196,6 +196,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         e["objectRef"]["resource"] + "/" + e["objectRef"]["name"] for e in user_cluster.mutating_requests_since(mark)
     ]
     assert writes == [
+        "leases/node-local-dns-deploy",  # one deploy of a cluster writes at a time
         "configmaps/node-local-dns-applyset",  # the set the deploy applies (KEP-3659)
         "services/kube-dns-upstream",
         "services/node-local-dns-metrics",
@@ -206,6 +207,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "configmaps/dns-runbook",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
+        "leases/node-local-dns-deploy",
     ]
 
     kube_dns = rest.get(api, "/api/v1/namespaces/kube-system/services/kube-dns")

@@ -31,9 +31,9 @@ def test_timeout_sets_every_wait_and_each_named_one_wins_over_it() -> None:
     named = parse(["--api-timeout", "5", "--timeout", "10", "deploy", "--clusterip-timeout", "3"])
 
     assert plain.connection == Connection(api_timeout=10.0, api_timeout_flag="--timeout")
-    assert plain.options == DeployOptions(cluster_ip_timeout=10.0, restart_timeout=10.0)
+    assert plain.options == DeployOptions(cluster_ip_timeout=10.0, restart_timeout=10.0, lease_timeout=10.0)
     assert named.connection == Connection(api_timeout=5.0, api_timeout_flag="--api-timeout")
-    assert named.options == DeployOptions(cluster_ip_timeout=3.0, restart_timeout=10.0)
+    assert named.options == DeployOptions(cluster_ip_timeout=3.0, restart_timeout=10.0, lease_timeout=10.0)
 
 
 def test_each_command_gets_its_own_options_and_nothing_else() -> None:

@@ -33,6 +33,7 @@ from constructs_nld import (
     find_unresolved_placeholders,
     synthesize,
 )
+from constructs_nld.keeper import Keeper
 
 MANAGED = {"app.kubernetes.io/managed-by": "osdc-base"}
 NODE_CACHE_LABELS = {"app.kubernetes.io/managed-by": "osdc-base", "k8s-app": "node-local-dns"}
@@ -577,6 +578,8 @@ def test_fails_when_the_component_gets_something_else_than_its_props() -> None:
 # --- the fallthrough mode and least privilege ---------------------------------------------------
 
 KEEPER_SCRIPT = "/etc/nodelocaldns-keeper/keeper.sh"
+KEEPER_CONFIG_MAP = Keeper().config_map_name()
+"""The keeper's ConfigMap, named by its content: the same for every ClusterIP of the default addresses and ports."""
 
 
 def _workload(**kwargs: Any) -> list[dict[str, Any]]:
@@ -591,10 +594,10 @@ def test_fallthrough_adds_its_config_map_before_the_daemon_set_in_the_workload_c
     assert [(o["kind"], o["metadata"]["name"]) for o in workload.objects] == [
         ("ServiceAccount", "node-local-dns"),
         ("ConfigMap", "node-local-dns"),
-        ("ConfigMap", "node-local-dns-keeper"),
+        ("ConfigMap", KEEPER_CONFIG_MAP),
         ("DaemonSet", "node-local-dns"),
     ]
-    config_map = _one(list(workload.objects), "ConfigMap", "node-local-dns-keeper")
+    config_map = _one(list(workload.objects), "ConfigMap", KEEPER_CONFIG_MAP)
     assert config_map["metadata"]["labels"] == with_role(NODE_CACHE_LABELS, "keeper-config")
     assert set(config_map["data"]) == {"keeper.sh", "rules"}
     assert "-d fd00:ec2::a/128 -p udp -m udp --dport 53 -m socket" in config_map["data"]["rules"]
@@ -632,7 +635,7 @@ def test_fallthrough_keeper_container() -> None:
             {"name": "keeper", "mountPath": "/etc/nodelocaldns-keeper", "readOnly": True},
         ],
     }
-    assert pod["volumes"][-1] == {"name": "keeper", "configMap": {"name": "node-local-dns-keeper"}}
+    assert pod["volumes"][-1] == {"name": "keeper", "configMap": {"name": KEEPER_CONFIG_MAP}}
 
 
 def test_fallthrough_keeper_takes_the_node_cache_image_and_pull_policy() -> None:
@@ -678,7 +681,7 @@ def test_without_privilege_in_fallthrough_node_cache_needs_no_net_raw_and_the_ke
 
 
 def test_the_spec_mode_has_no_keeper_and_no_fallthrough_objects(preview_objects: list[dict[str, Any]]) -> None:
-    assert not [o for o in preview_objects if o["metadata"]["name"] == "node-local-dns-keeper"]
+    assert not [o for o in preview_objects if o["metadata"]["name"].startswith("node-local-dns-keeper")]
     daemon_set = _one(preview_objects, "DaemonSet", "node-local-dns")
     assert "-setupiptables=false" not in daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
 
@@ -723,3 +726,19 @@ def test_no_sync_wave_annotation_by_default() -> None:
     for chart in synthesize(NodeLocalDNSProps()):
         for obj in chart.objects:
             assert "annotations" not in obj["metadata"], obj["kind"]
+
+
+def test_the_keepers_config_map_is_immutable_and_named_by_its_content_but_the_cluster_ip() -> None:
+    def keeper_config(**props: Any) -> dict[str, Any]:
+        charts = synthesize(NodeLocalDNSProps(interception="fallthrough", **props))
+        workload = next(chart for chart in charts if chart.phase == "workload")
+        return next(o for o in workload.objects if o["metadata"]["name"].startswith("node-local-dns-keeper-"))
+
+    preview, deployed = keeper_config(), keeper_config(kube_dns_cluster_ip="fd00:ec2::a")
+    other_port = keeper_config(kube_dns_cluster_ip="fd00:ec2::a", ports=Ports(health=8081))
+
+    assert preview["immutable"] is True
+    assert re.fullmatch(r"node-local-dns-keeper-[0-9a-f]{10}", preview["metadata"]["name"])
+    assert deployed["metadata"]["name"] == preview["metadata"]["name"] == KEEPER_CONFIG_MAP
+    assert preview["data"] != deployed["data"]
+    assert other_port["metadata"]["name"] != deployed["metadata"]["name"]

@@ -200,3 +200,51 @@ def test_addresses_are_kept_in_rfc_5952_form() -> None:
     rules = Keeper(local_ip="FD00:0::10", kube_dns_cluster_ip="fd00:ec2:0:0:0:0:0:a")
 
     assert (rules.local_ip, rules.kube_dns_cluster_ip) == ("fd00::10", "fd00:ec2::a")
+
+
+_STUB = """#!/bin/sh
+echo "${0##*/} $*" >> "$STUB_LOG"
+exit 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("table", "line"),
+    [
+        ("filter", "-A INPUT -j DROP"),
+        ("filter", ":KUBE-SERVICES - [0:0]"),
+        ("filter", "-I NODELOCALDNS-INPUT 1 -j ACCEPT"),
+        ("raw", "-A NODELOCALDNS-INPUT -j ACCEPT"),
+        ("nat", "-A NODELOCALDNS-OUTPUT -j ACCEPT"),
+    ],
+    ids=["a-builtin-chain", "another-chain", "an-insert", "a-chain-of-the-other-table", "another-table"],
+)
+def test_the_keeper_refuses_a_rules_file_outside_its_chains_and_installs_nothing(
+    tmp_path: Path, table: str, line: str
+) -> None:
+    mount = tmp_path / "keeper"
+    mount.mkdir()
+    (mount / "keeper.sh").write_text(RULES.keeper_script())
+    rules = RULES.restore_input()
+    if table == "nat":
+        rules += f"*nat\n{line}\nCOMMIT\n"
+    else:
+        rules = rules.replace(f"*{table}\n", f"*{table}\n{line}\n", 1)
+    (mount / "rules").write_text(rules)
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name in ("ip6tables", "ip6tables-restore"):
+        (stubs / name).write_text(_STUB)
+        (stubs / name).chmod(0o755)
+    log = tmp_path / "calls"
+    env = {"PATH": f"{stubs}:/usr/bin:/bin", "STUB_LOG": str(log)}
+
+    result = subprocess.run(
+        ["dash", str(mount / "keeper.sh"), "keep"], capture_output=True, text=True, env=env, timeout=30, check=False
+    )
+
+    assert result.returncode == 1
+    refused = "*nat" if table == "nat" else line  # another table is refused at its first line
+    assert f"refusing {mount}/rules: '{refused}' is outside the keeper's chains; nothing installed" in result.stderr
+    calls = log.read_text().splitlines() if log.exists() else []
+    assert not any(call.startswith("ip6tables-restore") or " -I " in call or " -A " in call for call in calls)

@@ -60,7 +60,7 @@ def test_a_cluster_scoped_object_gets_its_verbs_cluster_wide() -> None:
     deploy = rules("deploy", objects)
 
     assert Rule(None, "", ("namespaces",), ("get", "list", "create", "patch", "delete")) in deploy
-    assert [rule.namespace for rule in deploy] == ["kube-system", "kube-system", None]
+    assert [rule.namespace for rule in deploy] == ["kube-system", "kube-system", "kube-system", None]
 
 
 def test_verify_lists_prometheus_rules_only_where_they_are_served() -> None:

@@ -161,6 +161,7 @@ def _deploy_options(options: CutoverOptions, *, wait: bool = False) -> DeployOpt
     return DeployOptions(
         cluster_ip_timeout=options.cluster_ip_timeout,
         restart_timeout=options.restart_timeout,
+        lease_timeout=options.lease_timeout,
         wait=wait,
         stall_after=options.stall_after,
         rollout_poll_interval=options.poll_interval,
@@ -537,10 +538,11 @@ def promote(session: Session, options: CutoverOptions, progress: Progress | None
             out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
                 f"recorded on {ref}")  # fmt: skip
         run_steps(deploy, steps.deploy_checks(steps.refuse_other_cutover))  # every refusal before the first write
-        state = state.but(promoted=_now(client), forced=options.force and report.verdict != "pass")
-        deploy.live[ref] = _write_state(client, ref, state)
-        deploy.cutover = state
-        result = run_steps(deploy, steps.DEPLOY_WRITES)
+        with steps.holding(deploy, "cutover promote"):
+            state = state.but(promoted=_now(client), forced=options.force and report.verdict != "pass")
+            deploy.live[ref] = _write_state(client, ref, state)
+            deploy.cutover = state
+            result = run_steps(deploy, steps.DEPLOY_WRITES)
     else:
         result = run_steps(deploy, steps.deploy_steps(steps.refuse_other_cutover))
     end_cutover(client, ref, state, "promoted")
