@@ -274,14 +274,10 @@ def test_verify_with_read_only_rules_passes_and_deploy_with_them_refuses_before_
     assert sim_deployer.writes_since(mark) == []
 
 
-def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer: Deployer) -> None:
+def _role_in_monitoring(rule: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Role of ``rule`` in ``monitoring`` and its binding to the deployer's account."""
     meta = {"name": "node-local-dns-deployer-deploy", "namespace": "monitoring"}
-    role: dict[str, Any] = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": meta,
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"]}],
-    }
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta, "rules": [rule]}
     binding = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
@@ -289,14 +285,19 @@ def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": meta["name"]},
         "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NAMESPACE}],
     }
-    grant = [role, binding]
+    return [role, binding]
+
+
+def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer: Deployer) -> None:
+    rule: dict[str, Any] = {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"]}
+    grant = _role_in_monitoring(rule)
     deployer.grant(grant)
     client = load_client(str(deployer.kubeconfig), None, timeout=10)
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe", "namespace": "monitoring"}}
 
     with pytest.raises(ApiException) as refused:
         client.apply(config_map)
-    role["rules"][0]["verbs"].append("create")
+    rule["verbs"].append("create")
     deployer.grant(grant)
     created = client.apply(config_map)
     deployer.admin.request("DELETE", "/api/v1/namespaces/monitoring/configmaps/probe")
@@ -306,23 +307,11 @@ def test_a_server_side_apply_that_creates_is_authorized_as_a_create_too(deployer
 
 
 def test_a_server_side_apply_that_creates_is_authorized_by_the_name_it_creates(deployer: Deployer) -> None:
-    meta = {"name": "node-local-dns-deployer-deploy", "namespace": "monitoring"}
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": meta,
-        "rules": [
+    deployer.grant(
+        _role_in_monitoring(
             {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["probe"], "verbs": ["create", "patch"]}
-        ],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": meta,
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": meta["name"]},
-        "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NAMESPACE}],
-    }
-    deployer.grant([role, binding])
+        )
+    )
     client = load_client(str(deployer.kubeconfig), None, timeout=10)
 
     def config_map(name: str) -> dict[str, Any]:
