@@ -12,7 +12,9 @@ from typing import Final, Literal
 __all__ = [
     "ALERTS_NAMESPACE",
     "API_BURST",
+    "API_PAGE_SIZE",
     "API_QPS",
+    "API_RESPONSE_CAP",
     "ALERT_ROUTING_LABELS",
     "APPLYSET_NAME",
     "DEPLOY_LEASE_NAME",
@@ -314,6 +316,12 @@ docs/throttling.md has the numbers."""
 API_BURST: Final = 100
 """Requests a client may send at once before :data:`API_QPS` paces it (client-go's default is 10): more than
 any command's whole run at one node, so an unloaded run never waits on itself."""
+API_PAGE_SIZE: Final = 500
+"""Objects a list asks for at a time (``limit``, then ``continue``): kubectl's own chunk size. A 5,000-node list
+read whole is the API server's most expensive request, held in its memory and ours at once."""
+API_RESPONSE_CAP: Final = 64 << 20
+"""The most bytes one answer may hold, from the API server or Prometheus: a page of 500 of the largest objects we
+read (Nodes with their images) is under 10 MiB; anything past this is refused rather than read into memory."""
 RETRY_FIRST_DELAY: Final = 0.25
 """Seconds before the first retry of a request the server gave no ``Retry-After`` for (a refused
 connection, a 503 while it starts); doubled after each retry, up to :data:`RETRY_MAX_DELAY`."""

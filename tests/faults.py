@@ -2,8 +2,8 @@
 
 The deploy's own client is instrumented, not replaced: every write still goes to the real
 API server, and right after the k-th one that is not a dry run the test's action runs —
-stop the API server (in-process), or SIGKILL the deploy process itself (run this module as
-a script: ``python -m tests.faults K [deploy.py arguments]``).
+stop the API server (in-process), or SIGKILL (or SIGTERM) the deploy process itself (run this
+module as a script: ``python -m tests.faults K [--signal TERM] [deploy.py arguments]``).
 """
 
 from __future__ import annotations
@@ -82,10 +82,15 @@ def before_apply_of(kind: str, action: Callable[[], None]) -> Iterator[None]:
         KubeClient.apply = original  # type: ignore[method-assign]
 
 
-def _kill_self() -> None:
-    os.kill(os.getpid(), signal.SIGKILL)
+def _signal_self(number: int) -> Callable[[], None]:
+    return lambda: os.kill(os.getpid(), number)
 
 
 if __name__ == "__main__":
-    with after_write(int(sys.argv[1]), _kill_self):
-        raise SystemExit(main(sys.argv[2:]))
+    # python -m tests.faults K [--signal TERM] [deploy.py arguments]: SIGKILL (or the signal named) after write K.
+    arguments = sys.argv[2:]
+    number = signal.SIGKILL
+    if arguments[:1] == ["--signal"]:
+        number, arguments = signal.Signals[f"SIG{arguments[1]}"], arguments[2:]
+    with after_write(int(sys.argv[1]), _signal_self(number)):
+        raise SystemExit(main(arguments))

@@ -40,6 +40,7 @@ from constructs_nld.deploy.options import (
     FleetOptions,
     Invocation,
     ProgressMode,
+    PrometheusAuth,
     Selection,
     SoakOptions,
     UninstallOptions,
@@ -352,6 +353,23 @@ def parser() -> argparse.ArgumentParser:
     return cli
 
 
+def _prometheus_access(parser: _Parser) -> None:
+    """The flags of Prometheus' credentials and CA, named as Prometheus' own ``http_config`` names them."""
+    parser.add_argument(
+        "--prometheus-bearer-token-file",
+        metavar="FILE",
+        help="send the token in FILE as 'Authorization: Bearer' (read at each query; https only)",
+    )
+    parser.add_argument(
+        "--prometheus-basic-auth-file",
+        metavar="FILE",
+        help="send basic auth from FILE, one line 'user:password' (https only)",
+    )
+    parser.add_argument(
+        "--prometheus-ca-file", metavar="FILE", help="check Prometheus' certificate against this PEM CA bundle"
+    )
+
+
 def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
     """``soak``: Prometheus only, so none of the API server's flags but the ones that name clusters."""
     soak_cli = _subcommand(
@@ -367,6 +385,7 @@ def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
         help="Prometheus, e.g. http://prometheus:9090; in a fleet, '{cluster}' is each cluster's name "
         "(default: the --contexts-from file's 'prometheus:')",
     )
+    _prometheus_access(soak_cli)
     soak_cli.add_argument(
         "--kubeconfig",
         default=argparse.SUPPRESS,
@@ -441,6 +460,7 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
         judged.add_argument(
             "--prometheus", metavar="URL", help="Prometheus, e.g. http://prometheus:9090 (without: not enough data)"
         )
+        _prometheus_access(judged)
         judged.add_argument(
             "--window",
             type=_duration,
@@ -496,6 +516,15 @@ class _Flags:
         return "--api-timeout" if self["api_timeout"] else "--timeout"
 
 
+def _auth_of(flags: _Flags) -> PrometheusAuth:
+    """Prometheus' credentials and CA, from their flags."""
+    return PrometheusAuth(
+        bearer_token_file=flags["prometheus_bearer_token_file"],
+        basic_auth_file=flags["prometheus_basic_auth_file"],
+        ca_file=flags["prometheus_ca_file"],
+    )
+
+
 def _options(command: str, flags: _Flags) -> CommandOptions:
     """The options of ``command``, from its flags."""
     stall_after = float(flags["stall_after"] or STALL_AFTER)
@@ -523,6 +552,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
             baseline_qps=flags["baseline_qps"],
             prometheus=flags["prometheus"],
             prometheus_timeout=flags.timeout("prometheus_timeout"),
+            prometheus_auth=_auth_of(flags),
             coredns_job=flags["coredns_job"],
         )
     return CutoverOptions(
@@ -533,6 +563,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
         force=bool(flags["force"]),
         prometheus=flags["prometheus"],
         prometheus_timeout=flags.timeout("prometheus_timeout"),
+        prometheus_auth=_auth_of(flags),
         cluster_ip_timeout=flags.timeout("clusterip_timeout"),
         restart_timeout=flags.timeout("restart_timeout"),
         lease_timeout=flags.timeout("lease_timeout"),
@@ -588,8 +619,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     use(Program.of(sys.argv[0]))
     try:
         invocation = parse(sys.argv[1:] if argv is None else argv)
-    except SystemExit as stop:  # --help, or a bad argument already reported on one line
-        return int(stop.code or 0)
+    except SystemExit as exiting:  # --help, or a bad argument already reported on one line
+        return int(exiting.code or 0)
+    from constructs_nld.deploy import stop
     from constructs_nld.deploy.runner import run
 
-    return run(invocation)
+    with stop.handling():
+        return run(invocation)

@@ -14,11 +14,14 @@ __all__ = [
     "GateError",
     "InvalidConfigError",
     "KubeconfigError",
+    "MalformedAnswerError",
     "MonitoringUnavailableError",
     "PreconditionError",
     "StalledError",
+    "StoppedError",
     "ThrottledError",
     "WaitTimeoutError",
+    "printable",
 ]
 
 
@@ -30,6 +33,19 @@ class DeployError(Exception):
 
 class ApiUnreachableError(DeployError):
     """The API server could not be reached (or the kubeconfig not loaded)."""
+
+
+class MalformedAnswerError(DeployError):
+    """A server answered with something that is not what its API returns (not JSON, the wrong shape, too large)."""
+
+
+class StoppedError(DeployError):
+    """SIGINT or SIGTERM asked the command to stop: it stopped between two requests."""
+
+    def __init__(self, signal_name: str, exit_code: ExitCode) -> None:
+        """The signal, and its exit code (128 + its number, as a shell reports it)."""
+        super().__init__(f"stopped by {signal_name} between two requests: every write made was whole; rerun to go on")
+        self.exit_code = exit_code
 
 
 class InvalidConfigError(DeployError):
@@ -106,3 +122,8 @@ class ThrottledError(DeployError):
     """
 
     exit_code = ExitCode.THROTTLED
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character (a newline, an escape sequence) escaped: one line, as sent."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)

@@ -35,6 +35,8 @@ class ExitCode(IntEnum):
     FORBIDDEN = 11
     CUTOVER = 12
     THROTTLED = 13
+    SIGINT = 130
+    SIGTERM = 143
 
 
 Meanings = tuple[tuple[tuple[str, ...], str], ...]
@@ -185,6 +187,20 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 "made, and a rerun when the load drops continues",
             ),
         ),
+    ),
+    (
+        ExitCode.SIGINT,
+        (
+            (
+                _ALL,
+                "stopped by SIGINT (Ctrl-C) between two requests: each write is whole or not made, the deploy Lease "
+                "released, no credential left on disk; a rerun continues",
+            ),
+        ),
+    ),
+    (
+        ExitCode.SIGTERM,
+        ((_ALL, "stopped by SIGTERM (a cancelled CI job), as SIGINT is"),),
     ),
 )
 """Every exit code, in order, with its meaning per command."""

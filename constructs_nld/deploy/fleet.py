@@ -13,7 +13,9 @@ it here too, and only the reporter (:mod:`constructs_nld.deploy.report`) tells t
 
 from __future__ import annotations
 
+import os
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from typing import Final, Protocol
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld.deploy.command import Outcome
-from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError
+from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, printable
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.tables import format_table
 from constructs_nld.deploy.targets import Target
@@ -36,6 +38,7 @@ __all__ = [
     "parse_waves",
     "run_fleet",
     "summary_code",
+    "unexpected",
     "worst",
 ]
 
@@ -100,6 +103,22 @@ def api_error(error: ApiException) -> str:
     return f"the API server answered {error.status} {error.reason}: {message}".rstrip(": ")
 
 
+def unexpected(error: BaseException) -> str:
+    """An error no check foresaw (a malformed answer met deep in a command, or a bug) in one line.
+
+    ``NLD_TRACEBACK=1`` prints its traceback to standard error too, for a bug report.
+    """
+    if os.environ.get("NLD_TRACEBACK") == "1":
+        traceback.print_exception(error)
+    where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+    at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+    message = " ".join(str(error).split())[:200]
+    return (
+        f"unexpected {type(error).__name__}{at}: {printable(message)} (a malformed answer or a bug; "
+        "NLD_TRACEBACK=1 shows the traceback)"
+    )
+
+
 def _run_one(task: Task, target: Target, reporter: Reporter) -> Row:
     started = time.monotonic()
     try:
@@ -110,6 +129,9 @@ def _run_one(task: Task, target: Target, reporter: Reporter) -> Row:
         outcome = Outcome(kind, error.exit_code)
     except ApiException as error:
         reporter.error(target, f"error: {api_error(error)}")
+        outcome = Outcome("failed", ExitCode.ERROR)
+    except Exception as error:  # one cluster's surprise ends its row, not the fleet's run
+        reporter.error(target, f"error: {unexpected(error)}")
         outcome = Outcome("failed", ExitCode.ERROR)
     return Row(target, outcome, time.monotonic() - started)
 

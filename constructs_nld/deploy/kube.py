@@ -27,7 +27,14 @@ from urllib3.exceptions import ProtocolError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
 
 from constructs_nld import defaults
-from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, ThrottledError
+from constructs_nld.deploy import stop
+from constructs_nld.deploy.errors import (
+    ApiUnreachableError,
+    DeployError,
+    MalformedAnswerError,
+    ThrottledError,
+    printable,
+)
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.throttle import (
     Attempt,
@@ -38,6 +45,7 @@ from constructs_nld.deploy.throttle import (
     describe_request,
     retry_after_seconds,
 )
+from constructs_nld.deploy.transport import ResponseTooLargeError, Watch, deadline, read_body
 
 __all__ = [
     "FIELD_MANAGER",
@@ -181,7 +189,7 @@ class KubeClient:
         burst: int = defaults.API_BURST,
         backoff: Backoff | None = None,
         clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] = stop.sleep,
         rng: Callable[[], float] = random.random,
     ) -> None:
         """Wrap a configured ``kubernetes.client.ApiClient``.
@@ -192,7 +200,7 @@ class KubeClient:
         (:mod:`constructs_nld.deploy.throttle`), and ``timeout_flag`` is the flag that set it, which
         the messages name; ``qps`` and ``burst`` pace the requests
         (a token bucket). ``clock``, ``sleep`` and ``rng`` are the time and randomness the
-        retries use.
+        retries use. After SIGINT or SIGTERM (:mod:`constructs_nld.deploy.stop`) no request is sent.
         """
         self._api = api_client
         self._timeout = timeout
@@ -268,12 +276,15 @@ class KubeClient:
             auth_settings=["BearerToken"],
         )
         what = describe_request(method, path)
-        retries = Retry(self._clock() + (self._timeout if retry else 0.0), self._backoff, self._rng)
+        started = self._clock()
+        end = started + self._timeout
+        retries = Retry(end if retry else started, self._backoff, self._rng)
         while True:
+            stop.check()
             paced = self._bucket.take()
             if paced > 0:
-                self._sleep(paced)
-            failure, attempt = self._attempt(method, url, headers, body)
+                self._sleep(min(paced, max(end - self._clock(), 0.0)))
+            failure, attempt = self._attempt(what, method, url, headers, body, end - self._clock())
             if attempt is None:
                 return failure
             delay = retries.next_delay(attempt, self._clock())
@@ -293,21 +304,32 @@ class KubeClient:
                     throttled=attempt.throttled,
                 )
 
-    def _attempt(self, method: str, url: str, headers: dict[str, str], body: Any) -> tuple[Any, Attempt | None]:
-        """One attempt: (the JSON answer, None), or (the error it ended with, how it ended)."""
-        try:
-            response = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=self._timeout)
-        except ApiException as error:
-            if error.status:
-                raise
-            return error, Attempt(None, _reason(error), transient=_transient(error))
-        except Exception as error:  # urllib3's connection errors have no common base worth naming
-            return error, Attempt(None, _reason(error), transient=_transient(error))
-        data = response.read()  # type: ignore[no-untyped-call]
+    def _attempt(
+        self, what: str, method: str, url: str, headers: dict[str, str], body: Any, seconds: float
+    ) -> tuple[Any, Attempt | None]:
+        """One attempt within ``seconds`` of wall-clock time: (the JSON answer, None), or (the error, how it ended).
+
+        The time bounds the whole exchange (:func:`~constructs_nld.deploy.transport.deadline`):
+        connecting, sending, and every byte of the answer.
+        """
+        if seconds <= 0:
+            return TimeoutError("timed out"), Attempt(None, "timed out", transient=True)
+        with deadline(seconds) as watch:
+            try:
+                response = self._api.call_api(method, url, header_params=headers, body=body, _request_timeout=seconds)
+                data = read_body(response.response, defaults.API_RESPONSE_CAP)
+            except ResponseTooLargeError as error:
+                raise MalformedAnswerError(f"{what}: {error}; not read further") from None
+            except ApiException as error:
+                if error.status:
+                    raise
+                return self._lost(error, watch)
+            except Exception as error:  # urllib3's connection errors have no common base worth naming
+                return self._lost(error, watch)
         self._saw_date(response.headers)
-        text = data.decode("utf-8") if data else ""
         if 200 <= response.status <= 299:
-            return (json.loads(text) if text else None), None
+            return _json_object(what, response.headers, data), None
+        text = data.decode("utf-8", errors="replace")
         answer = Attempt(
             response.status,
             f"{response.status} {response.reason}",
@@ -318,6 +340,13 @@ class KubeClient:
         except ApiException as error:
             return error, answer
         raise AssertionError("ApiException.from_response raises")
+
+    @staticmethod
+    def _lost(error: Exception, watch: Watch) -> tuple[Exception, Attempt]:
+        """An attempt that ended without an answer: past its deadline, or on a transport error."""
+        if watch.expired:
+            return TimeoutError("timed out"), Attempt(None, "timed out", transient=True)
+        return error, Attempt(None, _reason(error), transient=_transient(error))
 
     def _give_up(self, what: str, attempt: Attempt, failure: Exception, retry: Retry) -> Exception:
         """The error that ends a request whose retries are over (or that may not be retried)."""
@@ -430,27 +459,64 @@ class KubeClient:
         """The metadata alone (name, uid, owners, deletionTimestamp) of every object :meth:`list` would return.
 
         A fraction of the bytes of a full list: a wait that polls hundreds of pods for their
-        names and owners needs nothing else.
+        names and owners needs nothing else. Paged as :meth:`list` is.
         """
-        query = [("labelSelector", label_selector)] if label_selector else []
-        result = self._request(
-            "GET",
-            self.resource_type(api_version, kind).collection_path(namespace),
-            query=query,
-            accept="application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
-        )
-        items: list[Manifest] = result.get("items") or []
-        return items
+        path = self.resource_type(api_version, kind).collection_path(namespace)
+        accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+        return list(self._items(path, label_selector, accept, None))
 
-    def list(self, api_version: str, kind: str, namespace: str | None, *, label_selector: str = "") -> list[Manifest]:
-        """Every object of ``kind`` in ``namespace`` (or the cluster when None)."""
-        query = [("labelSelector", label_selector)] if label_selector else []
-        result = self._request("GET", self.resource_type(api_version, kind).collection_path(namespace), query=query)
-        items: list[Manifest] = result.get("items") or []
-        for item in items:
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        *,
+        label_selector: str = "",
+        keep: Callable[[Manifest], Manifest] | None = None,
+    ) -> list[Manifest]:
+        """Every object of ``kind`` in ``namespace`` (or the cluster when None), read a page at a time.
+
+        Pages of :data:`~constructs_nld.defaults.API_PAGE_SIZE` objects (``limit``, then
+        ``continue``), so a 5,000-node list is ten modest requests, not one the API server must
+        build whole. ``keep`` cuts each object down to what the caller needs as its page
+        arrives (a Node without its image list), so at most one page is held whole.
+        """
+        path = self.resource_type(api_version, kind).collection_path(namespace)
+        items = []
+        for item in self._items(path, label_selector, "application/json", keep):
             item.setdefault("apiVersion", api_version)
             item.setdefault("kind", kind)
+            items.append(item)
         return items
+
+    def _items(
+        self, path: str, label_selector: str, accept: str, keep: Callable[[Manifest], Manifest] | None
+    ) -> Iterator[Manifest]:
+        """The objects of a paged list, each through ``keep``; the list read again from its start if its pages expire.
+
+        A ``continue`` token lives as long as the API server's watch cache keeps its
+        revision (about five minutes): a 410 Gone on one means the list restarts, once;
+        pages are not mixed across two revisions of the collection.
+        """
+        for restart in (False, True):
+            kept: list[Manifest] = []
+            token = ""
+            try:
+                while True:
+                    query = [("labelSelector", label_selector)] if label_selector else []
+                    query.append(("limit", str(defaults.API_PAGE_SIZE)))
+                    if token:
+                        query.append(("continue", token))
+                    items, token = _page(
+                        describe_request("GET", path), self._request("GET", path, query=query, accept=accept)
+                    )
+                    kept.extend(keep(item) if keep else item for item in items)
+                    if not token:
+                        yield from kept
+                        return
+            except ApiException as error:
+                if error.status != 410 or not token or restart:
+                    raise
 
     def delete(
         self, ref: ObjectRef, *, uid: str | None = None, propagation: str = "Background", dry_run: bool = False
@@ -599,6 +665,39 @@ class KubeClient:
         """The resource plurals served under ``group_version``, or None when the group is not served."""
         served = self._discover(group_version)
         return None if served is None else {resource.plural for resource in served.values()}
+
+
+def _json_object(what: str, headers: Mapping[str, str] | None, data: bytes) -> Manifest | None:
+    """A 2xx answer's JSON object (None when empty); anything else refused on one line."""
+    if not data:
+        return None
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        kind = (headers or {}).get("Content-Type") or "no Content-Type"
+        start = printable(data[:40].decode("utf-8", "replace"))
+        raise MalformedAnswerError(
+            f"{what}: the answer is not JSON ({printable(kind)}, starting {start!r}): a proxy or login page in the way?"
+        ) from None
+    if not isinstance(answer, dict):
+        raise MalformedAnswerError(f"{what}: the answer is JSON but not an object (a {type(answer).__name__})")
+    return answer
+
+
+def _page(what: str, answer: Manifest | None) -> tuple[list[Manifest], str]:
+    """A list page's objects and its ``continue`` token ("" on the last page); a malformed page refused on one line."""
+    if answer is None:
+        raise MalformedAnswerError(f"{what}: an empty answer where a list was expected")
+    items = answer.get("items") or []
+    metadata = answer.get("metadata") or {}
+    if not isinstance(items, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("metadata"), dict) for item in items
+    ):
+        raise MalformedAnswerError(f"{what}: the answer is not a list of objects (items without metadata)")
+    token = metadata.get("continue", "") if isinstance(metadata, dict) else None
+    if not isinstance(token, str):
+        raise MalformedAnswerError(f"{what}: the list's metadata.continue is not a string")
+    return items, token
 
 
 def _causes(error: BaseException) -> list[BaseException]:

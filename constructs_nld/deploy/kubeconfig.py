@@ -18,9 +18,13 @@ the file(s) and the problem.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+import ssl
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,11 +33,13 @@ from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.incluster_config import InClusterConfigLoader
 from kubernetes.config.kube_config import KubeConfigMerger
-from urllib3.util.retry import Retry as Urllib3Retry
 
 from constructs_nld import defaults
 from constructs_nld.deploy.errors import KubeconfigError
+from constructs_nld.deploy.execplugin import ExecCredential, run_plugin
 from constructs_nld.deploy.kube import KubeClient
+from constructs_nld.deploy.redact import keep_secret
+from constructs_nld.deploy.transport import TlsMaterial, tls_context, watched_pools
 
 __all__ = [
     "SERVICE_ACCOUNT_DIR",
@@ -73,6 +79,8 @@ class ClientConfig:
     """Where a namespaced object without one goes: the context's namespace, or the pod's."""
     in_cluster: bool
     """True when it is the pod's service account rather than a kubeconfig."""
+    tls: TlsMaterial | None = None
+    """The CA and client certificate to connect with, held in memory (None: plain HTTP)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +142,39 @@ def _read(path: Path) -> dict[str, Any] | None:
             if name in seen:  # client-go refuses the file too ("duplicate name")
                 raise KubeconfigError(f"kubeconfig {path}: {entry} {name!r} is defined twice")
             seen.add(name)
+            _check_entry(path, entry, name, item.get(entry))
     return data
+
+
+_STRINGS: Final = {
+    "cluster": ("server", "certificate-authority", "certificate-authority-data", "tls-server-name", "proxy-url"),
+    "user": (
+        "token",
+        "tokenFile",
+        "client-certificate",
+        "client-certificate-data",
+        "client-key",
+        "client-key-data",
+        "username",
+        "password",
+    ),
+    "context": ("cluster", "user", "namespace"),
+}
+"""The string fields of each kind of entry: another type is refused before the official loader meets it."""
+
+
+def _check_entry(path: Path, entry: str, name: str, body: object) -> None:
+    """One entry's body: a mapping (or absent), its string fields strings."""
+    if body is None:
+        return
+    if not isinstance(body, dict):
+        kind = type(body).__name__
+        raise KubeconfigError(f"kubeconfig {path}: {entry} {name!r}: {entry} must be a mapping, got a {kind}")
+    for key in _STRINGS[entry]:
+        if key in body and not isinstance(body[key], str):
+            raise KubeconfigError(f"kubeconfig {path}: {entry} {name!r}: {key} must be a string")
+    if "insecure-skip-tls-verify" in body and not isinstance(body["insecure-skip-tls-verify"], bool):
+        raise KubeconfigError(f"kubeconfig {path}: {entry} {name!r}: insecure-skip-tls-verify must be true or false")
 
 
 def _absolute(entry: object, origin: str, keys: Iterable[str]) -> None:
@@ -247,9 +287,9 @@ def current_context(kubeconfig: str | None, *, service_account: Path = SERVICE_A
 
 def _configuration() -> Configuration:
     configuration = Configuration()
-    # urllib3 would retry a GET or DELETE answered 429 with Retry-After by itself, unseen and past any
-    # deadline: it keeps retrying broken connections only, and every answer reaches KubeClient's retries.
-    configuration.retries = Urllib3Retry(total=3, respect_retry_after_header=False)
+    # No retry below ours: urllib3's would resend within each of KubeClient's attempts, past its deadline
+    # (3 read timeouts of --timeout each), and a 429 unseen. Every failure reaches KubeClient's retries.
+    configuration.retries = False
     return configuration
 
 
@@ -274,17 +314,93 @@ def _from_service_account(service_account: Path) -> ClientConfig:
     except (kube_config.ConfigException, OSError) as error:
         why = " ".join(str(error).split()).rstrip(".")
         raise KubeconfigError(f"in-cluster configuration ({service_account}): {why}") from None
-    return ClientConfig(configuration, _pod_namespace(service_account), in_cluster=True)
+    return _in_memory(ClientConfig(configuration, _pod_namespace(service_account), in_cluster=True), TlsMaterial())
+
+
+def _entry(merged: _Merged, section: str, name: object) -> dict[str, Any] | None:
+    """The body of the first entry ``name`` of ``section`` in the merged kubeconfig (the one the loader uses)."""
+    for item in merged.node.value[section]:
+        if item.value.get("name") == name:
+            body = item.value.get(_SECTIONS[section])
+            return body if isinstance(body, dict) else None
+    return None
+
+
+def _take_data(body: dict[str, Any] | None, key: str, where: str) -> bytes | None:
+    """Remove a ``*-data`` field from ``body`` (so that the loader writes no file of it); its bytes."""
+    value = body.pop(key, None) if body is not None else None
+    if value is None or value == "":
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError, TypeError):
+        raise KubeconfigError(f"{where}: {key} is not base64") from None
+
+
+def _keep_credentials(configuration: Configuration) -> None:
+    """Register the configuration's token or password, so that no line prints it."""
+    for value in configuration.api_key.values():
+        if isinstance(value, str):
+            keep_secret(value.split(" ", 1)[-1])
+    if isinstance(configuration.password, str):
+        keep_secret(configuration.password)
+
+
+def _in_memory(found: ClientConfig, taken: TlsMaterial) -> ClientConfig:
+    """``found`` with its TLS files and data moved into :attr:`ClientConfig.tls` (the configuration names no file)."""
+    configuration = found.configuration
+    _keep_credentials(configuration)
+    tls = None
+    if str(configuration.host).startswith("https"):
+        tls = replace(
+            taken,
+            ca_file=configuration.ssl_ca_cert,
+            cert_file=configuration.cert_file,
+            key_file=configuration.key_file,
+            verify=bool(configuration.verify_ssl),
+        )
+    configuration.ssl_ca_cert = configuration.cert_file = configuration.key_file = None
+    return replace(found, tls=tls)
+
+
+_REFRESH_MARGIN: Final = 30.0
+"""Seconds before an exec credential expires that it is asked for again, so that no request carries an expired one."""
+
+
+def _refresher(
+    plugin: object, cluster: Mapping[str, Any] | None, expiry: float, run: Callable[..., ExecCredential]
+) -> Callable[[Configuration], None]:
+    """The hook the official client calls before each request: a new token from the plugin once it nears expiry."""
+    expires = [expiry]
+
+    def refresh(configuration: Configuration) -> None:
+        if time.time() < expires[0] - _REFRESH_MARGIN:
+            return
+        credential = run(plugin, cluster)
+        if credential.token is None:
+            raise KubeconfigError("the exec plugin gave a client certificate where it gave a token before")
+        configuration.api_key["BearerToken"] = f"Bearer {credential.token}"
+        expires[0] = credential.expiry if credential.expiry is not None else float("inf")
+
+    return refresh
 
 
 def client_config(
-    kubeconfig: str | None, context: str | None, *, service_account: Path = SERVICE_ACCOUNT_DIR
+    kubeconfig: str | None,
+    context: str | None,
+    *,
+    timeout: float = defaults.DEPLOY_TIMEOUT,
+    timeout_flag: str = "--timeout",
+    service_account: Path = SERVICE_ACCOUNT_DIR,
 ) -> ClientConfig:
     """How to reach ``context`` (None: the current one) of the kubeconfig, or, in a pod with none, its own cluster.
 
-    A missing or malformed kubeconfig, or an unknown context, raises :class:`KubeconfigError`
-    with one line naming the file(s) and what is wrong. ``service_account`` is where the
-    pod's token, CA and namespace are.
+    A missing or malformed kubeconfig, an unknown context or a failing exec plugin raises
+    :class:`KubeconfigError` with one line naming the file(s) and what is wrong. The
+    context's exec plugin runs within ``timeout`` seconds (``timeout_flag`` names them).
+    No credential is written to a file: the ``*-data`` fields and a plugin's certificate
+    stay in memory (:attr:`ClientConfig.tls`). ``service_account`` is where the pod's
+    token, CA and namespace are.
     """
     if context is None and in_cluster(kubeconfig, service_account=service_account):
         return _from_service_account(service_account)
@@ -294,16 +410,40 @@ def client_config(
         raise KubeconfigError(f"{merged.label} has no current-context; pass --context (one of {_names(merged)})")
     if name not in merged.contexts:
         raise KubeconfigError(f"context {name!r} is not in {merged.label} (it has {_names(merged)})")
+    where = f"{merged.label}, context {name!r}"
+    cluster = _entry(merged, "clusters", merged.contexts[name].get("cluster"))
+    user = _entry(merged, "users", merged.contexts[name].get("user"))
+    taken = TlsMaterial(
+        ca_data=_take_data(cluster, "certificate-authority-data", where),
+        cert_data=_take_data(user, "client-certificate-data", where),
+        key_data=_take_data(user, "client-key-data", where),
+    )
+    refresh: Callable[[Configuration], None] | None = None
+    if user is not None and "exec" in user:
+        plugin = user.pop("exec")
+
+        def run(plugin: object, cluster: Mapping[str, Any] | None) -> ExecCredential:
+            return run_plugin(plugin, cluster, timeout=timeout, timeout_flag=timeout_flag, where=where)
+
+        credential = run(plugin, cluster)
+        if credential.token is not None:
+            user["token"] = credential.token
+            if credential.expiry is not None:
+                refresh = _refresher(plugin, cluster, credential.expiry, run)
+        else:
+            taken = replace(taken, cert_data=credential.certificate, key_data=credential.key)
     configuration = _configuration()
     try:
         kube_config.new_client_from_config_dict(  # type: ignore[no-untyped-call]
             config_dict=merged.node, context=name, persist_config=False, client_configuration=configuration
         )
-    except (kube_config.ConfigException, OSError, ValueError, TypeError) as error:
-        raise KubeconfigError(f"{merged.label}, context {name!r}: {' '.join(str(error).split())}") from None
+    except Exception as error:  # the official loader's errors have no common base (ConfigException, KeyError, …)
+        raise KubeconfigError(f"{where}: {' '.join(str(error).split()) or type(error).__name__}") from None
+    if refresh is not None:
+        configuration.refresh_api_key_hook = refresh  # type: ignore[assignment]  # typed None in the client
     namespace = merged.contexts[name].get("namespace")
     namespace = namespace if isinstance(namespace, str) and namespace else "default"
-    return ClientConfig(configuration, namespace, in_cluster=False)
+    return _in_memory(ClientConfig(configuration, namespace, in_cluster=False), taken)
 
 
 def load_client(
@@ -318,12 +458,21 @@ def load_client(
 ) -> KubeClient:
     """A client for ``context`` of the kubeconfig (see :func:`client_config`), paced at ``qps``.
 
-    ``timeout`` bounds each request and its retries; ``timeout_flag`` is the flag the
-    messages name for it.
+    ``timeout`` bounds each request and its retries, and the exec plugin; ``timeout_flag``
+    is the flag the messages name for it.
     """
-    found = client_config(kubeconfig, context, service_account=service_account)
+    found = client_config(
+        kubeconfig, context, timeout=timeout, timeout_flag=timeout_flag, service_account=service_account
+    )
+    try:
+        context_tls: ssl.SSLContext | None = None if found.tls is None else tls_context(found.tls)
+    except (ssl.SSLError, OSError, ValueError) as error:
+        which = "the pod's service account" if found.in_cluster else f"context {context or 'current'!r}"
+        raise KubeconfigError(f"{which}: its certificate, key or CA does not load ({error})") from None
+    api = ApiClient(configuration=found.configuration)
+    watched_pools(api.rest_client.pool_manager, context_tls)
     return KubeClient(
-        ApiClient(configuration=found.configuration),
+        api,
         timeout=timeout,
         timeout_flag=timeout_flag,
         default_namespace=found.namespace,

@@ -37,6 +37,7 @@ from typing import Any, Final
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld import defaults
+from constructs_nld.deploy import stop
 from constructs_nld.deploy.errors import DeployError, WaitTimeoutError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.wait import Poll, wait_for
@@ -207,5 +208,5 @@ class DeployLease:
         self._renewer.join()
         self._renewer = None
         _HELD.discard(self.holder)
-        with contextlib.suppress(ApiException, DeployError):
+        with contextlib.suppress(ApiException, DeployError), stop.finishing():
             self.client.apply(self._manifest(None), field_manager=self.manager, force=False)

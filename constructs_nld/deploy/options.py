@@ -36,6 +36,7 @@ __all__ = [
     "FleetOptions",
     "Invocation",
     "ProgressMode",
+    "PrometheusAuth",
     "Selection",
     "SoakOptions",
     "UninstallOptions",
@@ -195,6 +196,23 @@ class UninstallOptions:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PrometheusAuth:
+    """How to reach a Prometheus that asks for credentials, or whose certificate a private CA signs."""
+
+    bearer_token_file: str | None = None
+    """A file holding the bearer token (``--prometheus-bearer-token-file``), read at each query."""
+    basic_auth_file: str | None = None
+    """A file holding ``user:password`` on one line (``--prometheus-basic-auth-file``)."""
+    ca_file: str | None = None
+    """PEM CA bundle the server's certificate is checked against (``--prometheus-ca-file``). Default: - the system's."""
+
+    @property
+    def credentials(self) -> bool:
+        """Whether a token or a password is sent."""
+        return bool(self.bearer_token_file or self.basic_auth_file)
+
+
+@dataclass(frozen=True, kw_only=True)
 class SoakOptions:
     """How the soak looks: window, baseline, end, and where Prometheus is."""
 
@@ -215,6 +233,9 @@ class SoakOptions:
 
     prometheus_timeout: float = defaults.DEPLOY_TIMEOUT
     """Seconds one Prometheus query may take. Default: - ``DEPLOY_TIMEOUT``."""
+
+    prometheus_auth: PrometheusAuth = PrometheusAuth()
+    """Prometheus' credentials and CA. Default: - none, the system's CAs."""
 
     coredns_job: str | None = None
     """The ``job`` label of cluster CoreDNS's series. Default: - ``<the PodMonitor's namespace>/coredns``."""
@@ -244,6 +265,9 @@ class CutoverOptions:
 
     prometheus_timeout: float = defaults.DEPLOY_TIMEOUT
     """Seconds one Prometheus query may take."""
+
+    prometheus_auth: PrometheusAuth = PrometheusAuth()
+    """``status``, ``promote``: Prometheus' credentials and CA. Default: - none, the system's CAs."""
 
     cluster_ip_timeout: float = defaults.DEPLOY_TIMEOUT
     """``start``, ``promote``: seconds to wait for kube-dns-upstream's ClusterIP, as a deploy does."""

@@ -32,11 +32,13 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld import defaults
 from constructs_nld.deploy.command import Command, Outcome
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
-from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code
+from constructs_nld.deploy.exitcodes import ExitCode
+from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code, unexpected
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.deploy.manifest import selector
 from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, VerifyOptions
+from constructs_nld.deploy.redact import redacting
 from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
 from constructs_nld.deploy.session import open_session
 from constructs_nld.deploy.source import AppCommand
@@ -128,8 +130,10 @@ def _refuse(invocation: Invocation, command: Command[Any], targets: Sequence[Tar
 def run(
     invocation: Invocation, *, write: Callable[[str], None] = print, write_error: Callable[[str], None] = stderr
 ) -> int:
-    """Run the invocation's command on its targets; the exit code."""
+    """Run the invocation's command on its targets; the exit code. Every line it writes is redacted first."""
     from constructs_nld.deploy.commands import COMMANDS
+
+    write, write_error = redacting(write), redacting(write_error)
 
     command = COMMANDS[invocation.command]
     if not isinstance(invocation.options, command.options):
@@ -148,6 +152,9 @@ def run(
     except DeployError as error:
         write_error(f"error: {error}")
         return error.exit_code
+    except Exception as error:  # one line, whatever it is (a malformed kubeconfig the loader chokes on, a bug)
+        write_error(f"error: {unexpected(error)}")
+        return ExitCode.ERROR
     if fleet and hasattr(options, "progress"):
         options = replace(options, progress="plain")  # a redrawn line would mix the clusters' lines
     verify = COMMANDS["verify"]

@@ -32,9 +32,10 @@ from pathlib import Path
 import yaml
 
 from constructs_nld import defaults
-from constructs_nld.deploy.errors import InvalidConfigError, KubeconfigError
+from constructs_nld.deploy.errors import InvalidConfigError, KubeconfigError, printable
 from constructs_nld.deploy.kubeconfig import current_context, kubeconfig_contexts
 from constructs_nld.deploy.options import Selection
+from constructs_nld.deploy.redact import redact
 
 __all__ = ["Target", "select", "targets_from_file"]
 
@@ -66,7 +67,12 @@ def _text(entry: dict[str, object], key: str, where: str, index: int) -> str | N
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise InvalidConfigError(f"{where}: entry {index}: {key!r} must be a non-empty string, got {value!r}")
+        shown = redact(printable(repr(value)))
+        raise InvalidConfigError(f"{where}: entry {index}: {key!r} must be a non-empty string, got {shown}")
+    if not value.isprintable():
+        raise InvalidConfigError(
+            f"{where}: entry {index}: {key!r} holds a control character ({redact(printable(value))!r})"
+        )
     return value
 
 
@@ -99,6 +105,10 @@ def targets_from_file(path: str) -> tuple[Target, ...]:
 
 
 def _checked(targets: Sequence[Target], where: str) -> tuple[Target, ...]:
+    for target in targets:
+        for what, value in (("name", target.name), ("context", target.context or "")):
+            if not value.isprintable():  # a newline in a name would forge the lines that carry it
+                raise InvalidConfigError(f"{where}: {what} {printable(value)!r} holds a control character")
     twice = _duplicates(t.context or "" for t in targets) or _duplicates(t.name for t in targets)
     if twice:
         raise InvalidConfigError(f"{where}: context {twice[0]!r} is named twice: each cluster once")

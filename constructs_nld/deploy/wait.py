@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from constructs_nld import defaults
+from constructs_nld.deploy import stop
 
 __all__ = ["Poll", "PollBackoff", "wait_for"]
 
@@ -88,7 +89,7 @@ def wait_for(
     stalled: Callable[[float], Exception] | None = None,
     timed_out: Callable[[float], Exception] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] = stop.sleep,
 ) -> float:
     """Call ``poll`` with the time of each read until it says done; the seconds the wait took.
 

@@ -29,6 +29,7 @@ from typing import Any, Self
 
 import yaml
 
+from constructs_nld.deploy.options import PrometheusAuth
 from constructs_nld.deploy.promapi import PrometheusAPI, PrometheusError
 from tests.harness.process import MissingBinaryError, Process, free_port, require_binary, wait_until
 
@@ -93,11 +94,15 @@ class Prometheus(Process):
         api_url: str,
         log_path: Path,
         env: Mapping[str, str] | None = None,
+        auth: PrometheusAuth | None = None,
     ) -> None:
-        """Plan the process ``argv``, whose API answers at ``api_url``; :meth:`start` runs it."""
+        """Plan the process ``argv``, whose API answers at ``api_url``; :meth:`start` runs it.
+
+        ``auth``: the credentials and CA its API is asked with (a server with a web config).
+        """
         super().__init__("prometheus", log_path, grace_period=10)
         self.command = list(argv)
-        self.api = PrometheusAPI(api_url, timeout=30)
+        self.api = PrometheusAPI(api_url, timeout=30, auth=auth)
         self.url = api_url
         self.env = dict(env or {})
 
@@ -109,8 +114,16 @@ class Prometheus(Process):
         config: Mapping[str, Any] | None = None,
         data_dir: Path | None = None,
         retention: str = "30d",
+        web_config: Path | None = None,
+        auth: PrometheusAuth | None = None,
     ) -> Prometheus:
-        """A server on 127.0.0.1:<free port> in the root namespace, over ``data_dir`` (default: a new one)."""
+        """A server on 127.0.0.1:<free port> in the root namespace, over ``data_dir`` (default: a new one).
+
+        ``web_config``: Prometheus' ``--web.config.file`` (TLS, basic auth); with its
+        ``tls_server_config`` the server answers over https. ``auth`` is what the readiness
+        check (and :attr:`api`) asks with: the CA that signed the server's certificate, the
+        credentials. :meth:`alerts` and the other plain-urllib helpers want a server without one.
+        """
         workdir.mkdir(parents=True, exist_ok=True)
         config_path = workdir / "prometheus.yml"
         config_path.write_text(yaml.safe_dump(dict(config or {"global": {"scrape_interval": "60s"}})))
@@ -123,7 +136,12 @@ class Prometheus(Process):
             f"--web.listen-address=127.0.0.1:{port}",
             "--web.enable-lifecycle",
         ]
-        return cls(argv, api_url=f"http://127.0.0.1:{port}", log_path=workdir / "prometheus.log")
+        scheme = "http"
+        if web_config is not None:
+            argv.append(f"--web.config.file={web_config}")
+            if (yaml.safe_load(web_config.read_text()) or {}).get("tls_server_config"):
+                scheme = "https"
+        return cls(argv, api_url=f"{scheme}://127.0.0.1:{port}", log_path=workdir / "prometheus.log", auth=auth)
 
     def argv(self) -> list[str]:
         """The command line given at construction."""

@@ -22,8 +22,10 @@ from constructs_nld.deploy.exitcodes import ExitCode
 from tests.controlplane import ControlPlane
 from tests.fleet import eks_fleet
 from tests.harness.clock import next_whole_second
+from tests.harness.faultproxy import Fault, FaultProxy
 from tests.multicluster import merged_kubeconfig
 from tests.simcluster import SimulatedCluster
+from tests.tlsfiles import make_pki
 
 DAEMON_SET = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
 KUBE_DNS = "/api/v1/namespaces/kube-system/services/kube-dns"
@@ -277,6 +279,39 @@ def test_a_context_whose_credentials_fail_is_refused_before_any_cluster_is_writt
         "error: context 'north': the API server refused its credentials (401 Unauthorized)\n"
     )
     assert fleet.writes_since(marks) == {name: [] for name in fleet.planes}
+
+
+def test_an_unexpected_error_in_one_cluster_fails_its_row_only_and_the_summary_prints(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # north's API server is reached through a proxy whose kube-dns answer is JSON of the wrong shape.
+    config = yaml.safe_load(fleet.kubeconfig.read_text())
+    north = next(entry for entry in config["clusters"] if entry["name"] == "north")
+    pki = make_pki(tmp_path / "pki")
+    server = fleet.planes["north"]
+    with FaultProxy(server.server, upstream_ca=server.ca_path, tls=(pki.server_cert, pki.server_key)) as proxy:
+        north["cluster"] = {"server": proxy.url, "certificate-authority": str(pki.ca)}
+        fleet.kubeconfig.write_text(yaml.safe_dump(config))
+        wrong = (
+            b'{"kind": "ServiceList", "items": [{"metadata": {"name": "kube-dns", "namespace": "kube-system"}, '
+            b'"spec": "not a spec"}]}'
+        )
+        services = KUBE_DNS.rpartition("/")[0]
+        proxy.fault(Fault("body", lambda method, path: method == "GET" and path.split("?")[0] == services, body=wrong))
+
+        code = fleet.run(*contexts("east", "north", "west", "sim"), "--parallel", "2")
+
+    out = capsys.readouterr().out
+    table = rows(out)
+    assert code == ExitCode.ERROR, out
+    assert table["north"][:2] == ["failed", "1"], out
+    assert {name: table[name][:2] for name in ("east", "west", "sim")} == dict.fromkeys(
+        ("east", "west", "sim"), ["deployed", "0"]
+    )
+    assert re.search(r"^\[north\] error: unexpected AttributeError at \S+: .*NLD_TRACEBACK=1", out, re.M), out
+    assert "Traceback" not in out
+    assert "exit 1: north (failed); 1 of 4 failed" in out
+    assert fleet.local_ip("north") is None  # nothing written there
 
 
 def cluster_app(tmp_path: Path, cluster: str, image: str = defaults.IMAGE) -> str:

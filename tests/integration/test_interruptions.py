@@ -21,7 +21,9 @@ the DaemonSet controller makes.
 
 from __future__ import annotations
 
+import base64
 import copy
+import os
 import subprocess
 import sys
 import time
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import pytest
+import yaml
 from kubernetes import client as k8s
 
 from constructs_nld import CacheSettings, NodeLocalDNSProps
@@ -48,7 +51,7 @@ RESTARTED_FOR: Final = "nodelocaldns.osdc/restarted-for-upstream-uid"
 CHANGED = NodeLocalDNSProps(cache=CacheSettings(success_ttl=15))
 """The Corefile change of the redeploy scenario: positive answers cached 15 s instead of 30 s."""
 
-Mode = Literal["killed", "apiserver restarted"]
+Mode = Literal["killed", "terminated", "apiserver restarted"]
 
 
 @dataclass(frozen=True)
@@ -192,16 +195,32 @@ def test_the_references(references: dict[str, Reference]) -> None:
     }
 
 
+def inline_ca(cluster: ControlPlane, workdir: Path) -> Path:
+    """The cluster's kubeconfig with its CA inline (``certificate-authority-data``), which a loader could write out."""
+    config = yaml.safe_load(cluster.kubeconfig_path.read_text())
+    for entry in config["clusters"]:
+        path = entry["cluster"].pop("certificate-authority")
+        entry["cluster"]["certificate-authority-data"] = base64.b64encode(Path(path).read_bytes()).decode()
+    inline = workdir / "inline.kubeconfig"
+    inline.write_text(yaml.safe_dump(config))
+    return inline
+
+
+def _holding(directory: Path, secret: bytes) -> list[Path]:
+    """The files under ``directory`` that hold ``secret``."""
+    return [path for path in directory.rglob("*") if path.is_file() and secret in path.read_bytes()]
+
+
 def _cases() -> Iterator[tuple[str, int, Mode]]:
     for scenario in SCENARIOS:
         for k in range(1, scenario.writes + 1):
-            for mode in ("killed", "apiserver restarted"):
+            for mode in ("killed", "terminated", "apiserver restarted"):
                 yield scenario.name, k, mode
 
 
 def _interrupt(cluster: ControlPlane, scenario: Scenario, k: int, mode: Mode, workdir: Path) -> int:
     """Interrupt the deploy after write ``k``; the retries it made (a killed one: 0)."""
-    if mode == "killed":
+    if mode in ("killed", "terminated"):
         app = workdir / "app.py"
         ttl = scenario.props.cache.success_ttl
         app.write_text(
@@ -209,16 +228,29 @@ def _interrupt(cluster: ControlPlane, scenario: Scenario, k: int, mode: Mode, wo
             "from constructs_nld.app import main\n"
             f"raise SystemExit(main(NodeLocalDNSProps(cache=CacheSettings(success_ttl={ttl}))))\n"
         )
+        temporary = workdir / "tmp"
+        temporary.mkdir()
+        signalled = ["--signal", "TERM"] if mode == "terminated" else []
         done = subprocess.run(
-            [sys.executable, "-m", "tests.faults", str(k), "--kubeconfig", str(cluster.kubeconfig_path)]
+            [sys.executable, "-m", "tests.faults", str(k), *signalled, "--kubeconfig", str(inline_ca(cluster, workdir))]
             + ["--app", f"python {app}"],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
+            env={**os.environ, "TMPDIR": str(temporary)},
         )
-        assert done.returncode == -9, done.stdout + done.stderr
+        if mode == "killed":
+            assert done.returncode == -9, done.stdout + done.stderr
+        else:  # the write under way ends whole, no other is sent, the Lease is released: exit 143, one line
+            assert done.returncode == 143, done.stdout + done.stderr
+            assert done.stderr.splitlines()[-1].startswith("error: stopped by SIGTERM between two requests"), (
+                done.stderr
+            )
+            assert "Traceback" not in done.stderr
+        # The kubeconfig's inline CA (as a client key would) never went to a file, not even SIGKILLed.
+        assert _holding(temporary, cluster.ca_path.read_bytes()) == []
         return 0
     client = load_client(str(cluster.kubeconfig_path), None, timeout=60)
 

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from constructs_nld.deploy.command import Outcome
+from constructs_nld.deploy.commands.soak import prometheus_url
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import format_summary, parse_waves, run_fleet, summary_code
+from constructs_nld.deploy.options import SoakOptions
 from constructs_nld.deploy.report import FleetReporter
 from constructs_nld.deploy.targets import Target, targets_from_file
 
@@ -49,8 +51,14 @@ def test_a_file_lists_contexts_or_clusters_entries_in_its_order(tmp_path: Path) 
         ("- a\n- {name: b}\n", "entry 2 is neither a context name nor a mapping with 'context:'"),
         ("clusters:\n  - {context: a, promethues: x}\n", "entry 1: unknown key(s) promethues"),
         ("- [\n", "not YAML"),
+        (
+            "clusters:\n  - {context: a, prometheus: 9090}\n",
+            "entry 1: 'prometheus' must be a non-empty string, got 9090",
+        ),
+        ('clusters:\n  - {context: a, name: "west\\nexit 0: all"}\n', "entry 1: 'name' holds a control character"),
+        ('- "ci\\x1b[2Jeast"\n', "holds a control character"),
     ],
-    ids=["twice", "name-twice", "mapping", "empty", "no-context", "typo", "yaml"],
+    ids=["twice", "name-twice", "mapping", "empty", "no-context", "typo", "yaml", "type", "newline", "escape"],
 )
 def test_a_malformed_file_is_refused_naming_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "clusters.yaml"
@@ -61,6 +69,13 @@ def test_a_malformed_file_is_refused_naming_what_is_wrong(tmp_path: Path, text: 
 
     assert str(refused.value).startswith(f"--contexts-from {path}: ")
     assert message in str(refused.value)
+
+
+def test_the_cluster_name_is_quoted_where_it_goes_into_the_prometheus_url() -> None:
+    options = SoakOptions(prometheus="https://prometheus.{cluster}.example:9090")
+
+    assert prometheus_url(Target("ci-west", "ci-west"), options) == "https://prometheus.ci-west.example:9090"
+    assert prometheus_url(Target("a/b?c#d", "ci"), options) == "https://prometheus.a%2Fb%3Fc%23d.example:9090"
 
 
 def test_waves_are_sizes_whose_last_may_be_the_rest() -> None:
@@ -110,6 +125,23 @@ def test_at_most_parallel_clusters_run_at_once_and_each_line_carries_its_cluster
     assert sorted(lines) == sorted(f"[{m.name}] {text}" for m in FLEET for text in ("working", f"on {m.name}"))
     assert summary_code(rows) == 0
     assert format_summary(rows).splitlines()[-1] == "every cluster exited 0 (5 of 5 ran)"
+
+
+def test_an_unexpected_error_fails_its_row_in_one_line_and_the_others_run() -> None:
+    def task(target: Target, out: Callable[[str], None]) -> Outcome:
+        if target.name == "b":
+            raise KeyError("resultType")
+        return Outcome("done", ExitCode.OK, 1, "2/2")
+
+    lines: list[str] = []
+    rows = run_fleet(FLEET, task, FleetReporter(lines.append), parallel=2)
+
+    assert [row.exit_code for row in rows] == [0, 1, 0, 0, 0]
+    assert summary_code(rows) == ExitCode.ERROR
+    (said,) = [line for line in lines if line.startswith("[b] ")]
+    assert said.startswith("[b] error: unexpected KeyError at test_fleet_model.py:")
+    assert said.endswith(": 'resultType' (a malformed answer or a bug; NLD_TRACEBACK=1 shows the traceback)")
+    assert format_summary(rows).splitlines()[-1] == "exit 1: b (failed); 1 of 5 failed"
 
 
 def test_one_failing_cluster_does_not_stop_the_others_and_the_worst_code_is_the_runs() -> None:

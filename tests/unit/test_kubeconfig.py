@@ -22,6 +22,7 @@ from constructs_nld.deploy.kubeconfig import (
     kubeconfig_contexts,
     load_client,
 )
+from tests.tlsfiles import make_pki
 
 
 @pytest.fixture(autouse=True)
@@ -194,8 +195,9 @@ def test_relative_paths_are_relative_to_the_file_that_holds_them(
         _write(clusters_dir / "clusters.yaml", _config(clusters=cluster)),
         _write(users_dir / "users.yaml", _config(users=users, contexts=contexts)),
     )
-    cert = client_config(None, "cert").configuration
-    assert (cert.ssl_ca_cert, cert.cert_file, cert.key_file) == (
+    cert = client_config(None, "cert").tls
+    assert cert is not None
+    assert (cert.ca_file, cert.cert_file, cert.key_file) == (
         str(clusters_dir / "ca.pem"),
         str(users_dir / "certs" / "cert.pem"),
         str(users_dir / "certs" / "key.pem"),
@@ -347,7 +349,7 @@ def service_account(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A pod's service-account files and variables (no kubeconfig anywhere)."""
     directory = tmp_path / "serviceaccount"
     _write(directory / "token", "pod-token")
-    _write(directory / "ca.crt", "-----BEGIN CERTIFICATE-----\n")
+    _write(directory / "ca.crt", make_pki(tmp_path / "pki").ca.read_text())
     _write(directory / "namespace", "team-a\n")
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
@@ -360,7 +362,8 @@ def test_in_a_pod_without_kubeconfig_the_service_account_is_used(service_account
     found = client_config(None, None, service_account=service_account)
     assert found.in_cluster
     assert found.configuration.host == "https://10.96.0.1:443"
-    assert found.configuration.ssl_ca_cert == str(service_account / "ca.crt")
+    assert found.tls is not None
+    assert found.tls.ca_file == str(service_account / "ca.crt")
     assert _token(found) == "bearer pod-token"
     assert found.namespace == "team-a"
     assert load_client(None, None, timeout=5, service_account=service_account).default_namespace == "team-a"

@@ -7,6 +7,7 @@ answers a test chooses (the real API server's 429s are in tests/integration/test
 from __future__ import annotations
 
 import email.utils
+import io
 import itertools
 import ssl
 from collections.abc import Iterator
@@ -232,6 +233,18 @@ class Answer:
 
     def read(self) -> bytes:
         return self.body
+
+    @property
+    def response(self) -> Body:
+        """The body as urllib3's response gives it: read in chunks."""
+        return Body(self.body)
+
+
+class Body(io.BytesIO):
+    """A body read in chunks, its connection released after."""
+
+    def release_conn(self) -> None:
+        pass
 
 
 class FakeApi:

@@ -21,6 +21,8 @@ from constructs_nld.deploy.manifest import (
     MONITORING_GROUP,
     created_at,
     has_condition,
+    node_essentials,
+    pod_essentials,
     tolerates,
 )
 from constructs_nld.deploy.program import command_line
@@ -109,13 +111,15 @@ class Cluster:
 
     @cached_property
     def nodes(self) -> list[Manifest]:
-        """Every node."""
-        return self.client.list("v1", "Node", None)
+        """Every node, as much of it as the checks read (:func:`~constructs_nld.deploy.manifest.node_essentials`)."""
+        return self.client.list("v1", "Node", None, keep=node_essentials)
 
     @cached_property
     def pods(self) -> list[Manifest]:
         """The node-cache pods (the DaemonSet's selector)."""
-        return self.client.list("v1", "Pod", self.namespace, label_selector=self.component.pod_selector)
+        return self.client.list(
+            "v1", "Pod", self.namespace, label_selector=self.component.pod_selector, keep=pod_essentials
+        )
 
     @cached_property
     def monitoring_served(self) -> set[str]:

@@ -71,7 +71,7 @@ from constructs_nld.deploy.errors import (
 )
 from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
 from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
-from constructs_nld.deploy.manifest import is_ready, not_ready_reasons
+from constructs_nld.deploy.manifest import is_ready, node_essentials, not_ready_reasons, pod_essentials
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
 from constructs_nld.deploy.program import hint
 from constructs_nld.deploy.progress import PlainProgress, make_progress
@@ -148,7 +148,7 @@ def _last(live: Manifest | None) -> dict[str, Any]:
 
 
 def _pods(client: KubeClient, component: Component) -> list[Manifest]:
-    pods = client.list("v1", "Pod", component.namespace, label_selector=component.pod_selector)
+    pods = client.list("v1", "Pod", component.namespace, label_selector=component.pod_selector, keep=pod_essentials)
     return [pod for pod in pods if not pod["metadata"].get("deletionTimestamp")]
 
 
@@ -280,7 +280,9 @@ class _Start:
     def choose_among(self, pods: list[Manifest]) -> list[CanaryNode]:
         """The nodes the canary may take: settled, running a ready pod, matching ``--canary-selector``."""
         try:
-            nodes = self.client.list("v1", "Node", None, label_selector=self.options.canary_selector)
+            nodes = self.client.list(
+                "v1", "Node", None, label_selector=self.options.canary_selector, keep=node_essentials
+            )
         except ApiException as error:
             if error.status != 400:
                 raise
@@ -433,7 +435,9 @@ def _in_progress(client: KubeClient, ref: ObjectRef, live: Manifest | None) -> C
 
 
 def _prometheus(options: CutoverOptions) -> PrometheusAPI | None:
-    return PrometheusAPI(options.prometheus, timeout=options.prometheus_timeout) if options.prometheus else None
+    if not options.prometheus:
+        return None
+    return PrometheusAPI(options.prometheus, timeout=options.prometheus_timeout, auth=options.prometheus_auth)
 
 
 def _judge(

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
+from urllib.parse import quote
 
 from constructs_nld import defaults
 from constructs_nld.deploy.command import Command, Outcome, reads
@@ -347,10 +348,10 @@ def soak(
 
 
 def prometheus_url(target: Target, options: SoakOptions) -> str:
-    """The cluster's Prometheus: the clusters file's, else ``options.prometheus`` with ``{cluster}`` filled in ("")."""
+    """The cluster's Prometheus: the clusters file's, else ``options.prometheus``, ``{cluster}`` filled in quoted."""
     if target.prometheus:
         return target.prometheus
-    return (options.prometheus or "").replace("{cluster}", target.name)
+    return (options.prometheus or "").replace("{cluster}", quote(target.name, safe=""))
 
 
 def refuse_unreachable(targets: Sequence[Target], options: SoakOptions) -> None:
@@ -368,7 +369,9 @@ def refuse_unreachable(targets: Sequence[Target], options: SoakOptions) -> None:
 
 def run(session: Session, options: SoakOptions) -> Outcome:
     """``soak`` of the session's app (a preview: no API server is asked) against its cluster's Prometheus."""
-    api = PrometheusAPI(prometheus_url(session.target, options), timeout=options.prometheus_timeout)
+    api = PrometheusAPI(
+        prometheus_url(session.target, options), timeout=options.prometheus_timeout, auth=options.prometheus_auth
+    )
     report = soak(api, targets_of(session.component, options.coredns_job), options)
     return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=(format_report(report),))
 
