@@ -20,6 +20,13 @@ WHEELHOUSE := $(WHEELHOUSES)/$(shell python3 -c 'import sys; print("%d.%d" % sys
 NODE_VERSION := 24.22.3
 NODE_OLDER_VERSION := 22.23.5
 NODE_DIR := .cache/node
+# The locks every install goes through (make lock): each pinned and hashed, for every Python and
+# platform the package supports. uv writes them, from a venv of its own under .cache/.
+RUNTIME_LOCK := requirements/runtime.lock
+BUILD_LOCK := requirements/build.lock
+TEST_LOCK := requirements/test.lock
+UV_VERSION := 0.13.9
+UV_VENV := .cache/uv
 # Python: the suite runs on the machine's python3 (3.11 here); the unit and snapshot tests also on
 # each of PYTHON_MATRIX, from pyenv, in venvs under .cache/python/.
 PYTHON_MATRIX := 3.12 3.13
@@ -28,7 +35,7 @@ export PATH := $(CURDIR)/$(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/b
 # cdk8s must never reach for the network during synth or import.
 CDK8S := cdk8s --check-upgrade false
 
-.PHONY: help setup node system binaries synth imports readme docs screenshots lint test runtimes runtimes-setup prepare flake fuzz bench clean
+.PHONY: help setup node system binaries synth imports readme docs screenshots lint lock test runtimes runtimes-setup prepare flake fuzz bench clean
 
 help:
 	@echo "make synth   what a synth needs (runtime dependencies, Node.js 24), then the preview to dist/ (KUBE_DNS_CLUSTER_IP=IP make synth OUT=DIR: deployable)"
@@ -37,6 +44,7 @@ help:
 	@echo "make flake   chosen modules RUNS times under a CPU load: make flake MODULES=tests/e2e/test_kubelet.py RUNS=5"
 	@echo "make fuzz    the props oracle at length: 10,000 random examples per test against the test API server"
 	@echo "make bench   run the benchmarks under bench/"
+	@echo "make lock    regenerate requirements/*.lock from pyproject.toml's pins with uv (hashed, every Python and platform)"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
 	@echo "make readme  regenerate the generated regions of the README and docs/ (props, exit codes, checks, layout)"
 	@echo "make docs    build the documentation site and API reference into .cache/site (make docs SITE=DIR: elsewhere)"
@@ -44,14 +52,33 @@ help:
 
 setup: node $(VENV)/.installed node_modules/.installed $(CHECKOV_VENV)/.installed $(WHEELHOUSE)/.done
 
-# What a synth needs, and nothing else: the runtime dependencies, and a supported Node.js.
-$(VENV)/.runtime: pyproject.toml
+# What a synth needs, and nothing else: the runtime dependencies, and a supported Node.js. Every
+# install takes the dependencies from a lock (--require-hashes), then the project alone, built by
+# the locked setuptools (--no-deps --no-build-isolation).
+$(VENV)/.runtime: pyproject.toml $(RUNTIME_LOCK) $(BUILD_LOCK)
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet --require-hashes -r $(RUNTIME_LOCK) -r $(BUILD_LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-$(VENV)/.installed: pyproject.toml $(VENV)/.runtime
-	$(PY) -m pip install --quiet -e ".[test]"
+$(VENV)/.installed: pyproject.toml $(TEST_LOCK) $(VENV)/.runtime
+	$(PY) -m pip install --quiet --require-hashes -r $(TEST_LOCK)
+	touch $@
+
+# The locks, from pyproject.toml's pins: the runtime dependencies (what a user installs), the build
+# backend, and both with the test extra (the dev venvs). --universal: one lock for every Python
+# of requires-python and every platform, by markers.
+UV_COMPILE = $(UV_VENV)/bin/uv pip compile --quiet --universal --generate-hashes --python-version 3.11 \
+	--custom-compile-command "make lock"
+lock: $(UV_VENV)/.installed
+	$(UV_COMPILE) pyproject.toml -o $(RUNTIME_LOCK)
+	$(UV_COMPILE) pyproject.toml --extra test -o $(TEST_LOCK)
+	python3 -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))' \
+		| $(UV_COMPILE) - -o $(BUILD_LOCK)
+
+$(UV_VENV)/.installed: Makefile
+	rm -rf $(UV_VENV) && python3 -m venv $(UV_VENV)
+	$(UV_VENV)/bin/pip install --quiet "uv==$(UV_VERSION)"
 	touch $@
 
 node: $(NODE_DIR)/$(firstword $(subst ., ,$(NODE_VERSION)))/.done
@@ -61,24 +88,24 @@ $(NODE_DIR)/%/.done: Makefile tools/node.sh
 	touch $@
 
 # A venv per Python of PYTHON_MATRIX, with the test extra, for the unit and snapshot tests.
-.cache/python/%/.installed: pyproject.toml | $(VENV)/.installed
+.cache/python/%/.installed: pyproject.toml $(TEST_LOCK) | $(VENV)/.installed
 	@python=$$(ls -d $(PYENV_ROOT)/versions/$*.*/bin/python$* 2>/dev/null | sort -V | tail -n 1); \
 	if [ -z "$$python" ]; then echo "no Python $* under $(PYENV_ROOT)/versions: pyenv install $*" >&2; exit 1; fi; \
 	echo "Python $*: $$python"; rm -rf .cache/python/$*; $$python -m venv .cache/python/$*
-	.cache/python/$*/bin/python -m pip install --quiet -e ".[test]"
+	.cache/python/$*/bin/python -m pip install --quiet --require-hashes -r $(TEST_LOCK)
+	.cache/python/$*/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-# The wheelhouse comes from pip's cache after the venv's own install.
-# The wheelhouse of a Python comes from pip's cache after its venv's own install.
+# The wheelhouse of a Python (the runtime dependencies and the build backend, as locked) comes from
+# pip's cache after its venv's own install.
 define wheelhouse
 	mkdir -p $(2)
-	$(1) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["project"]["dependencies"] + p["build-system"]["requires"]))' > $(2)/requirements.txt
-	$(1) -m pip download --quiet --dest $(2) -r $(2)/requirements.txt
+	$(1) -m pip download --quiet --require-hashes --dest $(2) -r $(RUNTIME_LOCK) -r $(BUILD_LOCK)
 	touch $(2)/.done
 endef
-$(WHEELHOUSE)/.done: pyproject.toml $(VENV)/.installed
+$(WHEELHOUSE)/.done: pyproject.toml $(RUNTIME_LOCK) $(BUILD_LOCK) $(VENV)/.installed
 	$(call wheelhouse,$(PY),$(WHEELHOUSE))
-$(WHEELHOUSES)/%/.done: pyproject.toml .cache/python/%/.installed
+$(WHEELHOUSES)/%/.done: pyproject.toml $(RUNTIME_LOCK) $(BUILD_LOCK) .cache/python/%/.installed
 	$(call wheelhouse,.cache/python/$*/bin/python,$(WHEELHOUSES)/$*)
 
 $(CHECKOV_VENV)/.installed: Makefile
@@ -121,7 +148,7 @@ synth: node $(VENV)/.runtime
 imports: setup
 	rm -rf imports
 	$(CDK8S) import
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 
 readme: setup
 	$(PY) tools/readme.py

@@ -287,6 +287,7 @@ LAYOUT_AFTER: Final = (
     ("tests/", "the test suites: unit, snapshot, integration, e2e, and their harness"),
     ("bench/", "the benchmarks (make bench)"),
     ("tools/", "readme.py writes the generated regions of the README and docs/"),
+    ("requirements/", "the locks: every dependency pinned and hashed (make lock)"),
     ("CHANGELOG.md", "what changed, and what counts as breaking (SemVer)"),
 )
 """The entries of the layout below the package, each with what it is."""

@@ -39,13 +39,14 @@ _WHOLE_NUMBER = re.compile(r"[0-9]+(k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?")
 _PERCENT = re.compile(r"([1-9][0-9]?|100)%")
 _HOST_LABEL = r"[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?"
 _IMAGE = re.compile(
-    # distribution/reference: [host[:port]/]path[:tag][@digest]. A first component is a host
-    # only with a dot, a port or as localhost; path components are lower case.
+    # distribution/reference: [host[:port]/]path[:tag], the digest checked apart. A first
+    # component is a host only with a dot, a port or as localhost; path components are lower case.
     rf"((localhost|{_HOST_LABEL}(\.{_HOST_LABEL})+)(:[0-9]+)?/|{_HOST_LABEL}:[0-9]+/)?"
     r"[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*"
     r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
-    r"(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
 )
+# The OCI image spec's registered digest algorithms, each with its length of lowercase hex.
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128}")
 
 
 def _check_quantity(prop: str, value: str) -> None:
@@ -87,7 +88,11 @@ class NodeCacheOptions:
     """How node-cache runs on every node: image, addresses, interception, resources, probe and rollout."""
 
     image: str = defaults.IMAGE
-    """node-cache image. Default: registry.k8s.io/dns/k8s-dns-node-cache:1.26.8."""
+    """node-cache image. Default: registry.k8s.io/dns/k8s-dns-node-cache:1.26.8.
+
+    A tag, a digest or both (``repo:tag@sha256:<digest>``): a digest pins the image, which a tag
+    does not. The digest is ``sha256:`` and 64 lowercase hex digits, or ``sha512:`` and 128.
+    """
 
     image_pull_policy: str = defaults.IMAGE_PULL_POLICY
     """Pull policy: Always, IfNotPresent or Never. Default: IfNotPresent (lazily pulled through a proxy cache)."""
@@ -223,10 +228,15 @@ class NodeCacheOptions:
 
     def check_node_cache_options(self) -> None:
         """Validate the options (the first bad one raises, naming itself); write the addresses in RFC 5952 form."""
-        if len(self.image) > 4096 or not _IMAGE.fullmatch(self.image):
+        name, at, digest = self.image.partition("@")
+        if len(self.image) > 4096 or not _IMAGE.fullmatch(name):
             raise ValueError(
                 f"image: must be an image reference such as 'registry.k8s.io/dns/k8s-dns-node-cache:1.26.8', "
                 f"got {self.image!r}"
+            )
+        if at and not _DIGEST.fullmatch(digest):
+            raise ValueError(
+                f"image: digest must be sha256:<64 lowercase hex> or sha512:<128 lowercase hex>, got {self.image!r}"
             )
         if self.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
             raise ValueError(

@@ -359,11 +359,13 @@ IMAGES = Kind(
             "localhost:5000/dns/node-cache:v1",
             "Registry.Example.com/dns/node-cache",
             "dns/node-cache@sha256:" + "a" * 64,
+            "dns/node-cache:1.26.8@sha512:" + "b" * 128,
             "a" * 200 + ":" + "t" * 128,
         ]
     ),
     st.one_of(
         st.sampled_from(["", "Upper/Case", "img:", "img: 1.0", "img@sha256:abc", " img", "img\n", ":tag", "a//b"]),
+        st.sampled_from(["img@sha256:" + "A" * 64, "img@sha512:" + "a" * 64, "img@md5:" + "a" * 32, "img@"]),
         WRONG_TYPES,
     ),
 )

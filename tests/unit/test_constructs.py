@@ -647,6 +647,13 @@ def test_fallthrough_keeper_takes_the_node_cache_image_and_pull_policy() -> None
     assert {(c["image"], c["imagePullPolicy"]) for c in pod["containers"]} == {(image, "Always")}
 
 
+def test_an_image_by_tag_and_digest_reaches_node_cache_as_given() -> None:
+    image = "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8@sha256:" + "0" * 64
+    (container,) = _one(_workload(image=image), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"]["containers"]
+
+    assert container["image"] == image
+
+
 def test_without_privilege_node_cache_writing_its_rules_gets_net_admin_bind_and_raw() -> None:
     (container,) = _one(_workload(privileged=False), "DaemonSet", "node-local-dns")["spec"]["template"]["spec"][
         "containers"

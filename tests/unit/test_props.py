@@ -741,17 +741,46 @@ def test_accepts_an_extended_resource_limit() -> None:
     assert dict(NodeLocalDNSProps(limits={"example.com/device": "1"}).limits) == {"example.com/device": "1"}
 
 
-@pytest.mark.parametrize("value", ["Upper/case", "img:", "img@sha256:abc", "a//b", ":tag", "img\n"])
+@pytest.mark.parametrize("value", ["Upper/case", "img:", "a//b", ":tag", "img\n", "Img@sha256:" + "0" * 64])
 def test_fails_when_image_is_not_a_reference_grammar(value: str) -> None:
     with pytest.raises(ValueError, match=r"^image: must be an image reference such as"):
         NodeLocalDNSProps(image=value)
 
 
 @pytest.mark.parametrize(
-    "value", ["node-cache", "localhost:5000/dns/node-cache:v1", "dns/node-cache@sha256:" + "a" * 64]
+    "value",
+    [
+        "node-cache",
+        "localhost:5000/dns/node-cache:v1",
+        "dns/node-cache@sha256:" + "a" * 64,
+        "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8@sha256:" + "0123456789abcdef" * 4,
+        "localhost:5000/dns/node-cache:v1@sha512:" + "f" * 128,
+    ],
 )
 def test_accepts_image_references(value: str) -> None:
     assert NodeLocalDNSProps(image=value).image == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "img@sha256:abc",
+        "img:1.0@sha256:" + "0" * 63,
+        "img@sha256:" + "0" * 65,
+        "img@sha256:" + "A" * 64,
+        "img:1.0@sha512:" + "0" * 64,
+        "img@sha512:" + "ABCDEF01" * 16,
+        "img@sha384:" + "0" * 96,
+        "img@md5:" + "0" * 32,
+        "img@SHA256:" + "0" * 64,
+        "img@",
+        "img@sha256:" + "0" * 64 + "\n",
+    ],
+)
+def test_fails_when_image_digest_is_not_sha256_or_sha512(value: str) -> None:
+    expected = "image: digest must be sha256:<64 lowercase hex> or sha512:<128 lowercase hex>, got " + repr(value)
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        NodeLocalDNSProps(image=value)
 
 
 @pytest.mark.parametrize("value", ["System-Node-Critical", "a_b", "", "x" * 254])
