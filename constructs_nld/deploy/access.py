@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
+from constructs_nld.deploy import stop
 from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.errors import ForbiddenError
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, ObjectRef
@@ -62,7 +63,7 @@ def _allowed(client: KubeClient, needed: list[Permission]) -> list[bool]:
     asked one by one, so every refusal is the authorizer's own answer.
     """
     namespaces = sorted({p.namespace for p in needed if p.namespace})
-    with ThreadPoolExecutor(max_workers=_PARALLEL) as pool:
+    with ThreadPoolExecutor(max_workers=_PARALLEL, initializer=stop.leave_signals_to_main) as pool:
         reviews = dict(zip(namespaces, pool.map(client.rules_review, namespaces), strict=True))
         shown = [p.namespace is not None and any(grants(rule, p) for rule in reviews[p.namespace]) for p in needed]
         asked = [p for p, granted in zip(needed, shown, strict=True) if not granted]

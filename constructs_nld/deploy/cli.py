@@ -622,7 +622,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exiting:  # --help, or a bad argument already reported on one line
         return int(exiting.code or 0)
     from constructs_nld.deploy import stop
+    from constructs_nld.deploy.errors import StoppedError
     from constructs_nld.deploy.runner import run
 
     with stop.handling():
-        return run(invocation)
+        code = run(invocation)
+        try:  # a signal after the last request: the work is done, but the job was stopped, and says so
+            stop.check()
+        except StoppedError as error:
+            if code not in (ExitCode.SIGINT, ExitCode.SIGTERM):
+                print(f"error: {error}", file=sys.stderr, flush=True)
+            return error.exit_code
+        return code

@@ -23,6 +23,7 @@ from typing import Final, Protocol
 
 from kubernetes.client.exceptions import ApiException
 
+from constructs_nld.deploy import stop
 from constructs_nld.deploy.command import Outcome
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, printable
 from constructs_nld.deploy.exitcodes import ExitCode
@@ -174,7 +175,7 @@ def _run_group(
     pending = list(group)
     running: dict[Future[Row], Target] = {}
     stopped = ""
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, parallel), initializer=stop.leave_signals_to_main) as pool:
         while pending or running:
             while pending and len(running) < parallel and not stopped:
                 target = pending.pop(0)

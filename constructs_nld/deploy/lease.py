@@ -190,6 +190,7 @@ class DeployLease:
         return f"{holder!r} holds {self.ref}{' since ' + since if since else ''}"
 
     def _renew(self) -> None:
+        stop.leave_signals_to_main()
         while not self._stop.wait(self.seconds / _RENEWALS):
             try:
                 self.client.apply(self._manifest(self._acquired), field_manager=self.manager, force=False)

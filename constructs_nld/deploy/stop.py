@@ -24,7 +24,7 @@ from typing import Final
 from constructs_nld.deploy.errors import StoppedError
 from constructs_nld.deploy.exitcodes import ExitCode
 
-__all__ = ["check", "finishing", "handling", "sleep", "stopped"]
+__all__ = ["check", "finishing", "handling", "leave_signals_to_main", "sleep", "stopped"]
 
 _CODES: Final = {signal.SIGINT: ExitCode.SIGINT, signal.SIGTERM: ExitCode.SIGTERM}
 
@@ -58,6 +58,18 @@ def handling() -> Iterator[None]:
             signal.signal(number, handler)
         _event.clear()
         _received.clear()
+
+
+def leave_signals_to_main() -> None:
+    """Block SIGINT and SIGTERM in the calling thread, so that the kernel gives them to the main thread.
+
+    Called first in every thread the command starts (the fleet's workers, the access
+    check's, the Lease's renewer; the threads they start inherit it). The kernel gives a
+    process's signal to any thread that does not block it: given to a worker, it would not
+    interrupt the main thread's wait for the workers, and the stop would come only once they
+    had ended. Blocked there, it interrupts that wait, and the handler runs at once.
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(_CODES))
 
 
 def stopped() -> bool:

@@ -27,6 +27,7 @@ front for a server that has no such auth of its own.
 from __future__ import annotations
 
 import http.client
+import select
 import socket
 import ssl
 import struct
@@ -205,7 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.flush()
         for index in range(len(body)):
-            if self.owner._stop.wait(DRIP_INTERVAL):
+            # The client sends nothing while it reads an answer: the socket turning readable is
+            # its close, seen at once rather than at the next byte's failed write.
+            if self.owner._stop.is_set() or select.select([self.connection], [], [], DRIP_INTERVAL)[0]:
                 break
             self.wfile.write(body[index : index + 1])
             self.wfile.flush()

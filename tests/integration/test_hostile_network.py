@@ -26,6 +26,7 @@ import yaml
 from constructs_nld.deploy.exitcodes import ExitCode
 from tests.controlplane import REPO_ROOT, ControlPlane
 from tests.harness.faultproxy import Fault, FaultKind, FaultProxy
+from tests.harness.process import wait_until
 from tests.tlsfiles import make_pki
 
 SERVICES: Final = "/api/v1/namespaces/kube-system/services"
@@ -77,6 +78,8 @@ class Front:
         """Seconds from the first request ``kind`` broke to the end of the last: what the client spent on them."""
         exchanges = self.proxy.faulted(kind)
         assert exchanges, f"no request was broken by {kind}"
+        # The proxy's thread records an exchange's end as it sees the client's close.
+        wait_until(f"the proxy to see the end of the {kind} exchanges", lambda: all(e.ended for e in exchanges), 10)
         return max(e.ended or 0.0 for e in exchanges) - min(e.started for e in exchanges)
 
 
