@@ -131,18 +131,8 @@ class _WatchedHTTPConnection(HTTPConnection):
         super().request(*args, **kwargs)
 
 
-class _WatchedHTTPSConnection(HTTPSConnection):
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, HTTPSConnection):
     """:class:`_WatchedHTTPConnection` over TLS: the raw socket is watched from before its handshake."""
-
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        _register(sock)
-        return sock
-
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        """Send a request, its socket watched (a pooled connection's too)."""
-        _register(self.sock)
-        super().request(*args, **kwargs)
 
 
 class _WatchedHTTPPool(HTTPConnectionPool):
