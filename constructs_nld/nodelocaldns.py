@@ -122,8 +122,11 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     """Namespace of the PodMonitor and PrometheusRule. Default: monitoring."""
 
     labels: Mapping[str, str] = field(default_factory=managed_by_labels)
-    """Labels of every NLD object beside its own ``k8s-app``, which they may not set.
+    """Labels of every NLD object and its pods (a change rolls them) beside its own ``k8s-app``, which they may not set.
 
+    They replace the default; they also go onto the node-cache pod template, so a change rolls
+    every pod, ``max_unavailable`` at a time: labels meant for the objects alone are cheaper
+    as a deploy of their own, and labels meant for the pods alone belong in ``pod_labels``.
     Default: ``app.kubernetes.io/managed-by: osdc-base``.
     """
 

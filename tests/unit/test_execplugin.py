@@ -51,18 +51,18 @@ def test_a_hung_plugin_is_killed_at_the_deadline_and_refused_in_one_line(tmp_pat
     plugin = _plugin(tmp_path, "sleep 60\n", name="aws")
     started = time.monotonic()
     with pytest.raises(KubeconfigError) as raised:
-        _run(plugin, timeout=2.0)
+        _run(plugin, timeout=5.0)
     elapsed = time.monotonic() - started
-    assert str(raised.value) == f"{WHERE}: exec plugin 'aws' gave no credential within --timeout 2s; killed"
-    assert 2.0 <= elapsed <= 2.2
+    assert str(raised.value) == f"{WHERE}: exec plugin 'aws' gave no credential within --timeout 5s; killed"
+    assert 5.0 <= elapsed <= 5.0 * 1.1
 
 
 def test_a_plugin_whose_child_keeps_the_pipes_is_still_ended_at_the_deadline(tmp_path: Path) -> None:
     plugin = _plugin(tmp_path, "sleep 60 &\nsleep 60\n", name="oidc-login")
     started = time.monotonic()
-    with pytest.raises(KubeconfigError, match=r"exec plugin 'oidc-login' gave no credential within --timeout 1s"):
-        _run(plugin, timeout=1.0)
-    assert time.monotonic() - started <= 1.1 + 0.2  # the kill of its process group, reaped
+    with pytest.raises(KubeconfigError, match=r"exec plugin 'oidc-login' gave no credential within --timeout 5s"):
+        _run(plugin, timeout=5.0)
+    assert time.monotonic() - started <= 5.0 * 1.1  # the kill of its process group, reaped, within the 10 %
 
 
 def test_a_failing_plugin_is_refused_with_its_last_line_of_stderr(tmp_path: Path) -> None:
