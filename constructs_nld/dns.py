@@ -119,16 +119,23 @@ class Prefetch:
     duration: str = "1m"
     """The window the lookups are counted in (CoreDNS's own default). Default: 1m."""
 
-    percentage: int = 10
-    """Refresh when this share of the TTL is left, 10-90 (CoreDNS's own default). Default: 10."""
+    percentage: int | str = 10
+    """Refresh when this share of the TTL is left, 10-90, as ``20`` or ``"20%"`` (CoreDNS's default). Default: 10."""
 
     def __post_init__(self) -> None:
-        """Validate as the cache plugin parses it."""
+        """Validate as the cache plugin parses it; a percentage written ``"20%"`` is kept as ``20``."""
         check_types(self, "prefetch.")
+        percentage = self.percentage
+        if isinstance(percentage, str):
+            number = percentage.removesuffix("%")
+            if not (percentage.endswith("%") and number.isdigit() and number.isascii()):
+                raise ValueError(f"prefetch.percentage: must be a number or 'N%', got {percentage!r}")
+            percentage = int(number)
+            object.__setattr__(self, "percentage", percentage)
         check_positive("prefetch.amount", self.amount)
         check_go_duration("prefetch.duration", self.duration, positive=True)
-        if not 10 <= self.percentage <= 90:
-            raise ValueError(f"prefetch.percentage: must be 10-90 (the cache plugin's range), got {self.percentage}")
+        if not 10 <= percentage <= 90:
+            raise ValueError(f"prefetch.percentage: must be 10-90 (the cache plugin's range), got {percentage}")
 
     def directive(self) -> Directive:
         """``prefetch AMOUNT DURATION PERCENTAGE%``."""

@@ -107,7 +107,8 @@ def check_types(props: object, prefix: str = "") -> None:
     crashes a later validator or slips through: ``monitoring="no"`` would count as true.
     Called first in every props ``__post_init__``; ``prefix`` names nested props
     (``ports.``). ``Literal`` fields are checked for their type here and for their
-    value by the props' own validators, which say what the choices mean.
+    value by the props' own validators, which say what the choices mean. A list where a
+    tuple is expected is taken as that tuple, as values files and scripts write sequences.
     """
     hints = _type_hints(type(props))
     for field in dataclasses.fields(props):  # type: ignore[arg-type]
@@ -115,6 +116,9 @@ def check_types(props: object, prefix: str = "") -> None:
             continue
         value = getattr(props, field.name)
         hint = hints[field.name]
+        if isinstance(value, list) and _takes_tuple(hint):
+            value = tuple(value)
+            object.__setattr__(props, field.name, value)
         if not _matches(value, hint):
             raise ValueError(f"{prefix}{field.name}: must be {_describe(hint)}, got {value!r}")
 
@@ -126,6 +130,13 @@ def _type_hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
+
+
+def _takes_tuple(hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_takes_tuple(arg) for arg in typing.get_args(hint))
+    return origin is tuple
 
 
 def _matches(value: object, hint: Any) -> bool:

@@ -238,6 +238,10 @@ class NodeCacheOptions:
             raise ValueError(
                 f"image: digest must be sha256:<64 lowercase hex> or sha512:<128 lowercase hex>, got {self.image!r}"
             )
+        if not at and ":" not in name.rpartition("/")[2]:
+            raise ValueError(
+                f"image: must carry a tag or a digest (without one it is ':latest', which moves), got {self.image!r}"
+            )
         if self.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
             raise ValueError(
                 f"image_pull_policy: must be Always, IfNotPresent or Never, got {self.image_pull_policy!r}"

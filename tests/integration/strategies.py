@@ -355,9 +355,9 @@ IMAGES = Kind(
     st.sampled_from(
         [
             "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8",
-            "node-cache",
+            "node-cache:1.26.8",
             "localhost:5000/dns/node-cache:v1",
-            "Registry.Example.com/dns/node-cache",
+            "Registry.Example.com/dns/node-cache:v2",
             "dns/node-cache@sha256:" + "a" * 64,
             "dns/node-cache:1.26.8@sha512:" + "b" * 128,
             "a" * 200 + ":" + "t" * 128,
@@ -365,6 +365,7 @@ IMAGES = Kind(
     ),
     st.one_of(
         st.sampled_from(["", "Upper/Case", "img:", "img: 1.0", "img@sha256:abc", " img", "img\n", ":tag", "a//b"]),
+        st.sampled_from(["node-cache", "localhost:5000/dns/node-cache"]),
         st.sampled_from(["img@sha256:" + "A" * 64, "img@sha512:" + "a" * 64, "img@md5:" + "a" * 32, "img@"]),
         WRONG_TYPES,
     ),
@@ -474,7 +475,12 @@ def optional(kind: Props) -> Kind:
     return Kind(st.one_of(st.none(), kind.valid), kind.perturbed)
 
 
-PREFETCH = props(Prefetch, {"amount": ints(1, INT32_MAX), "duration": GO_DURATIONS, "percentage": ints(10, 90)})
+PERCENTAGES = Kind(
+    st.one_of(ints(10, 90).valid, st.integers(10, 90).map(lambda n: f"{n}%")),
+    st.one_of(ints(10, 90).near, st.sampled_from(["9%", "91%", "20", "%", "x%", "20 %"])),
+)
+"""The prefetch share: a number, or the chart's ``"20%"``."""
+PREFETCH = props(Prefetch, {"amount": ints(1, INT32_MAX), "duration": GO_DURATIONS, "percentage": PERCENTAGES})
 SERVE_STALE = props(
     ServeStale,
     {

@@ -236,9 +236,13 @@ def test_fails_when_a_rule_group_has_no_name() -> None:
         AlertGroup(name="", rules=())
 
 
-def test_fails_when_rules_are_a_list() -> None:
-    with pytest.raises(ValueError, match=r"^rules: must be a tuple of AlertRule, got \[\]$"):
-        AlertGroup(name="g", rules=[])  # type: ignore[arg-type]
+def test_rules_given_as_a_list_are_kept_as_a_tuple() -> None:
+    assert AlertGroup(name="g", rules=[]).rules == ()  # type: ignore[arg-type]
+
+
+def test_fails_when_rules_are_not_a_sequence_of_rules() -> None:
+    with pytest.raises(ValueError, match=r"^rules: must be a tuple of AlertRule, got \('r',\)$"):
+        AlertGroup(name="g", rules=["r"])  # type: ignore[list-item]
 
 
 def test_fails_when_alert_name_ends_in_a_newline() -> None:

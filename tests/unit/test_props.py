@@ -13,9 +13,11 @@ from constructs_nld import (
     NodeLocalDNSAlerts,
     NodeLocalDNSProps,
     Ports,
+    Prefetch,
     Toleration,
 )
 from constructs_nld.alerts import AlertSettings
+from constructs_nld.corefile import Directive
 from constructs_nld.workload import NodeCacheDaemonSetProps
 
 # NodeLocalDNSProps builds (and lints) the Corefile before it checks the addresses, so a
@@ -577,14 +579,8 @@ def test_annotations_beside_the_tools_own_are_accepted() -> None:
         ("monitoring", 1, "must be True or False, got 1"),
         ("image", 5, "must be a string, got 5"),
         ("kube_dns_cluster_ip", 5, "must be a string or None, got 5"),
-        (
-            "tolerations",
-            [Toleration(key="a")],
-            re.escape(
-                "must be a tuple of Toleration, got [Toleration(key='a', operator='Equal', value=None, effect=None)]"
-            ),
-        ),
         ("tolerations", ("a",), "must be a tuple of Toleration, got \\('a',\\)"),
+        ("tolerations", ["a"], "must be a tuple of Toleration, got \\('a',\\)"),
         ("labels", {"a": 1}, "must be a mapping of strings to strings, got \\{'a': 1\\}"),
         ("labels", "a=b", "must be a mapping of strings to strings, got 'a=b'"),
         ("ports", {"dns": 53}, "must be a Ports, got \\{'dns': 53\\}"),
@@ -750,7 +746,7 @@ def test_fails_when_image_is_not_a_reference_grammar(value: str) -> None:
 @pytest.mark.parametrize(
     "value",
     [
-        "node-cache",
+        "node-cache:1.26.8",
         "localhost:5000/dns/node-cache:v1",
         "dns/node-cache@sha256:" + "a" * 64,
         "registry.k8s.io/dns/k8s-dns-node-cache:1.26.8@sha256:" + "0123456789abcdef" * 4,
@@ -759,6 +755,44 @@ def test_fails_when_image_is_not_a_reference_grammar(value: str) -> None:
 )
 def test_accepts_image_references(value: str) -> None:
     assert NodeLocalDNSProps(image=value).image == value
+
+
+@pytest.mark.parametrize("value", ["node-cache", "registry.k8s.io/dns/k8s-dns-node-cache", "localhost:5000/dns/nc"])
+def test_fails_when_image_has_neither_tag_nor_digest(value: str) -> None:
+    expected = f"image: must carry a tag or a digest (without one it is ':latest', which moves), got {value!r}"
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        NodeLocalDNSProps(image=value)
+
+
+def test_a_list_is_taken_where_a_tuple_is_expected() -> None:
+    props = NodeLocalDNSProps(upstream_servers=["fd10::53"], tolerations=[Toleration(key="ci")])  # type: ignore[arg-type]
+
+    assert props.upstream_servers == ("fd10::53",)
+    assert props.tolerations == (Toleration(key="ci"),)
+    assert props == NodeLocalDNSProps(upstream_servers=("fd10::53",), tolerations=(Toleration(key="ci"),))
+
+
+@pytest.mark.parametrize(("given", "kept"), [(20, 20), ("20%", 20), ("90%", 90)])
+def test_a_prefetch_percentage_is_taken_as_a_number_or_as_the_charts_percent(given: int | str, kept: int) -> None:
+    prefetch = Prefetch(percentage=given)
+
+    assert prefetch.percentage == kept
+    assert prefetch.directive() == Directive("prefetch", ("1", "1m", f"{kept}%"))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("20", "prefetch.percentage: must be a number or 'N%', got '20'"),
+        ("x%", "prefetch.percentage: must be a number or 'N%', got 'x%'"),
+        ("２０%", "prefetch.percentage: must be a number or 'N%', got '２０%'"),
+        ("95%", "prefetch.percentage: must be 10-90 (the cache plugin's range), got 95"),
+        (2.5, "prefetch.percentage: must be an integer or a string, got 2.5"),
+    ],
+)
+def test_fails_when_a_prefetch_percentage_is_not_one(given: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        Prefetch(percentage=given)
 
 
 @pytest.mark.parametrize(
