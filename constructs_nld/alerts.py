@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from constructs_nld import defaults
 from constructs_nld.durations import check_duration
@@ -20,6 +20,7 @@ __all__ = [
     "AlertRule",
     "AlertSettings",
     "NodeLocalDNSAlerts",
+    "check_routing_labels",
     "find_wrong_metric_prefix",
     "node_local_dns_alerts",
 ]
@@ -63,13 +64,18 @@ class AlertSettings:
         check_duration("for_", self.for_)
         if not self.severity:
             raise ValueError(f"severity: must be a non-empty label value, got {self.severity!r}")
-        for name, value in self.labels.items():
-            if not isinstance(name, str) or not _LABEL_NAME.fullmatch(name) or name.startswith("__"):
-                raise ValueError(f"labels: {name!r} is not a Prometheus label name (letters, digits and '_')")
-            if name == "severity":
-                raise ValueError("labels: 'severity' is set by the severity field, not in labels")
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"labels: value of {name!r} must be a non-empty string, got {value!r}")
+        check_routing_labels("labels", self.labels)
+
+
+def check_routing_labels(prop: str, labels: Mapping[str, str]) -> None:
+    """Raise unless ``labels`` are Prometheus label names with values, ``severity`` not among them."""
+    for name, value in labels.items():
+        if not isinstance(name, str) or not _LABEL_NAME.fullmatch(name) or name.startswith("__"):
+            raise ValueError(f"{prop}: {name!r} is not a Prometheus label name (letters, digits and '_')")
+        if name == "severity":
+            raise ValueError(f"{prop}: 'severity' is set by the severity field, not in labels")
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{prop}: value of {name!r} must be a non-empty string, got {value!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,13 +182,25 @@ def node_local_dns_alerts(
     daemon_set: str,
     container: str,
     scrape_job: str,
+    routing: Mapping[str, str] | None = None,
 ) -> AlertGroup:
     """The NodeLocal DNSCache alert group.
 
     ``scrape_job`` is the ``job`` label prometheus-operator gives the PodMonitor's
     targets (``<namespace>/<name>``). Annotations use only labels the series carry: the
     PodMonitor relabels ``node`` from the pod's node name onto every scraped series.
+    ``routing`` replaces the default routing labels (:data:`~constructs_nld.defaults.ALERT_ROUTING_LABELS`)
+    of every alert whose settings keep them; an alert given labels of its own keeps those.
     """
+    if routing is not None:
+        alerts = NodeLocalDNSAlerts(
+            **{
+                name: replace(settings, labels=dict(routing))
+                if dict(settings.labels) == defaults.ALERT_ROUTING_LABELS
+                else settings
+                for name, settings in ((f.name, getattr(alerts, f.name)) for f in fields(alerts))
+            }
+        )
     up = f'up{{job="{scrape_job}"}}'
     return AlertGroup(
         name="nodelocaldns",

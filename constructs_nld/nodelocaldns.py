@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from constructs_nld import defaults
-from constructs_nld.alerts import NodeLocalDNSAlerts, node_local_dns_alerts
+from constructs_nld.alerts import NodeLocalDNSAlerts, check_routing_labels, node_local_dns_alerts
 from constructs_nld.dns import CacheSettings, DnsOptions, node_local_dns_corefile
 from constructs_nld.durations import check_duration
 from constructs_nld.keeper import Keeper
@@ -149,6 +149,14 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     alerts: NodeLocalDNSAlerts = field(default_factory=NodeLocalDNSAlerts)
     """``for`` and severity of each alert. Default: - 5m critical, 10m, 15m and 10m warning."""
 
+    alert_labels: Mapping[str, str] | None = None
+    """Routing labels of every alert beside ``severity``, replacing the spec's (one place for your team's).
+
+    An alert whose ``AlertSettings.labels`` you set yourself keeps those.
+    Default: - the spec's, ``team: pytorch-dev-infra``, ``priority: P3``.
+    Replaces: none of the other deployers ships alerts.
+    """
+
     scrape_interval: str = defaults.SCRAPE_INTERVAL
     """Scrape interval of both metrics endpoints. Default: 60s."""
 
@@ -205,6 +213,8 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
                     "matches the pods by it, and a selector is immutable)"
                 )
         check_labels("monitoring_labels", self.monitoring_labels)
+        if self.alert_labels is not None:
+            check_routing_labels("alert_labels", self.alert_labels)
         check_unreserved("monitoring_labels", self.monitoring_labels)
         check_labels("dashboard_labels", self.dashboard_labels)
         check_unreserved("dashboard_labels", self.dashboard_labels)
@@ -295,6 +305,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
                         daemon_set=defaults.DAEMON_SET_NAME,
                         container=defaults.CONTAINER_NAME,
                         scrape_job=pod_monitor.job,
+                        routing=self.alert_labels,
                     ),
                 )
                 if pod_monitor is not None

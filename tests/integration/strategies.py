@@ -855,6 +855,7 @@ NODE_LOCAL_DNS_PROPS = props(
         **_NODE_CACHE_POD,
         "cache": CACHE,
         "alerts": ALERTS,
+        "alert_labels": Kind(st.one_of(st.none(), ALERT_LABELS.valid), ALERT_LABELS.near),
         "scrape_interval": DURATIONS,
         "monitoring": BOOLEANS,
         "interception": INTERCEPTIONS,

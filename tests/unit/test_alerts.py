@@ -203,6 +203,40 @@ def test_routing_labels_are_set_per_alert() -> None:
     }
 
 
+def test_alert_labels_route_every_alert_in_one_place_and_keep_for_and_severity(group: AlertGroup) -> None:
+    routed = _group(NodeLocalDNSProps(alert_labels={"team": "platform", "priority": "P1"}))
+
+    assert {rule.alert: dict(rule.settings.labels) for rule in routed.rules} == {
+        rule.alert: {"team": "platform", "priority": "P1"} for rule in group.rules
+    }
+    assert [(r.settings.for_, r.settings.severity) for r in routed.rules] == [
+        (r.settings.for_, r.settings.severity) for r in group.rules
+    ]
+
+
+def test_an_alert_given_labels_of_its_own_keeps_them_under_alert_labels() -> None:
+    alerts = NodeLocalDNSAlerts(setup_errors=AlertSettings(for_="5m", severity="critical", labels={"team": "dns"}))
+    group = _group(NodeLocalDNSProps(alerts=alerts, alert_labels={"team": "platform"}))
+
+    labels = {rule.alert: dict(rule.settings.labels) for rule in group.rules}
+    assert labels["NodeLocalDNSSetupErrors"] == {"team": "dns"}
+    assert labels["NodeLocalDNSPodRestarting"] == {"team": "platform"}
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ({"team-name": "dns"}, r"^alert_labels: 'team-name' is not a Prometheus label name"),
+        ({"severity": "page"}, r"^alert_labels: 'severity' is set by the severity field"),
+        ({"team": ""}, r"^alert_labels: value of 'team' must be a non-empty string, got ''"),
+        ({"team": 3}, r"^alert_labels: must be a mapping of strings to strings or None"),
+    ],
+)
+def test_fails_when_alert_labels_are_invalid(labels: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        NodeLocalDNSProps(alert_labels=labels)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("labels", "message"),
     [
@@ -242,7 +276,7 @@ def test_rules_given_as_a_list_are_kept_as_a_tuple() -> None:
 
 def test_fails_when_rules_are_not_a_sequence_of_rules() -> None:
     with pytest.raises(ValueError, match=r"^rules: must be a tuple of AlertRule, got \('r',\)$"):
-        AlertGroup(name="g", rules=["r"])  # type: ignore[list-item]
+        AlertGroup(name="g", rules=["r"])  # type: ignore[arg-type]
 
 
 def test_fails_when_alert_name_ends_in_a_newline() -> None:

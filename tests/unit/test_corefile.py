@@ -673,8 +673,8 @@ def test_rewrite_templates_with_braces_inside_a_word_are_kept() -> None:
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: Corefile(cluster_domain="cluster.local", blocks=[1]), "blocks: must be a tuple of ServerBlock"),  # type: ignore[list-item]
-        (lambda: _one(Directive("log", [5])), "blocks.args: must be a tuple of str"),  # type: ignore[list-item]
+        (lambda: Corefile(cluster_domain="cluster.local", blocks=[1]), "blocks: must be a tuple of ServerBlock"),  # type: ignore[arg-type]
+        (lambda: _one(Directive("log", [5])), "blocks.args: must be a tuple of str"),  # type: ignore[arg-type]
         (lambda: _one(Directive("log", (5,))), "blocks.args: must be a tuple of str"),  # type: ignore[arg-type]
         (lambda: _one(Directive("errors"), port="53"), "blocks.port: must be an integer"),  # type: ignore[arg-type]
         (lambda: _one(Directive("errors"), zone=None), "blocks.zone: must be a string"),  # type: ignore[arg-type]
