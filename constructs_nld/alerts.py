@@ -166,8 +166,8 @@ class NodeLocalDNSAlerts:
     """NodeLocalDNSMetricsDown: a scrape target is down or all are gone. Default: - 10m, warning.
 
     Not in the spec's three; added because without it, losing the targets would also
-    silence NodeLocalDNSSetupErrors (DECISIONS.md: "nothing alerts when the metrics
-    target disappears").
+    silence NodeLocalDNSSetupErrors (the spec's design notes: nothing alerts when the
+    metrics target disappears).
     """
 
     def __post_init__(self) -> None:

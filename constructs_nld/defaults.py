@@ -1,7 +1,8 @@
 """Every default value of the component, in one place.
 
-Each value comes from ``shared/spec/nodelocaldns-spec.md`` or ``shared/spec/DECISIONS.md``
-(the node-cache 1.26.8 source and the upstream reference manifest). Props dataclasses
+Each value comes from the spec (the production component this library reproduces) or its design
+notes (the node-cache 1.26.8 source and the upstream reference manifest); docs/design.md says
+where the library departs from them. Props dataclasses
 reference these names; no other module retypes a spec value.
 """
 
