@@ -502,8 +502,12 @@ def test_promote_rolls_the_rest_within_max_unavailable_and_records_the_force(
     assert run(fleet, "--app", bumped) == 0  # the cutover is over: a plain deploy works again
 
 
-class StoppedError(Exception):
-    """The deploy process stopped right after a write (as a SIGKILL or a lost runner would stop it)."""
+class StoppedError(BaseException):
+    """The deploy process stopped right after a write (as a SIGKILL or a lost runner would stop it).
+
+    Not an ``Exception``: the command turns every ``Exception`` of a cluster into that cluster's
+    one-line failure, and a SIGKILL is not one it could catch.
+    """
 
 
 def _stop() -> None:
