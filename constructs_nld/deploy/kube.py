@@ -498,6 +498,7 @@ class KubeClient:
         revision (about five minutes): a 410 Gone on one means the list restarts, once;
         pages are not mixed across two revisions of the collection.
         """
+        what = describe_request("GET", path)
         for restart in (False, True):
             kept: list[Manifest] = []
             token = ""
@@ -507,9 +508,7 @@ class KubeClient:
                     query.append(("limit", str(defaults.API_PAGE_SIZE)))
                     if token:
                         query.append(("continue", token))
-                    items, token = _page(
-                        describe_request("GET", path), self._request("GET", path, query=query, accept=accept)
-                    )
+                    items, token = _page(what, self._request("GET", path, query=query, accept=accept))
                     kept.extend(keep(item) if keep else item for item in items)
                     if not token:
                         yield from kept

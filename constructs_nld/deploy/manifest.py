@@ -85,25 +85,17 @@ def has_condition(obj: Mapping[str, Any], kind: str = "Ready") -> bool:
 def node_essentials(node: dict[str, Any]) -> dict[str, Any]:
     """What the commands read of a Node: its metadata, taints, cordon and conditions, without its images.
 
-    A Node's status carries every image on it, often most of its bytes: kept out of a list
-    as each page arrives, a 5,000-node list holds a few MiB instead of hundreds.
+    A Node's status carries every image on it, often most of its bytes, and its metadata the
+    field managers' bookkeeping (:func:`without_bookkeeping`): kept out of a list as each page
+    arrives, a 5,000-node list holds a few MiB instead of hundreds.
     """
     spec = node.get("spec") or {}
     status = node.get("status") or {}
     return {
-        "metadata": _without_managed_fields(node),
+        "metadata": without_bookkeeping(node)["metadata"],
         "spec": {key: spec[key] for key in ("taints", "unschedulable") if key in spec},
         "status": {"conditions": status.get("conditions") or []},
     }
-
-
-def pod_essentials(pod: dict[str, Any]) -> dict[str, Any]:
-    """A pod without its ``managedFields``: the field managers' bookkeeping, much of its bytes, read by no check."""
-    return {**pod, "metadata": _without_managed_fields(pod)}
-
-
-def _without_managed_fields(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in (obj.get("metadata") or {}).items() if key != "managedFields"}
 
 
 def is_ready(pod: Mapping[str, Any]) -> bool:

@@ -20,7 +20,7 @@ from kubernetes.client.exceptions import ApiException
 from constructs_nld import defaults
 from constructs_nld.deploy.errors import MalformedAnswerError
 from constructs_nld.deploy.kube import KubeClient
-from constructs_nld.deploy.manifest import node_essentials, pod_essentials
+from constructs_nld.deploy.manifest import node_essentials, without_bookkeeping
 
 
 class Body(io.BytesIO):
@@ -157,7 +157,7 @@ def test_a_pod_is_kept_whole_but_for_its_managed_fields() -> None:
         "status": {"phase": "Running"},
     }
     client, _ = client_of(collection([pod]))
-    (listed,) = client.list("v1", "Pod", "kube-system", keep=pod_essentials)
+    (listed,) = client.list("v1", "Pod", "kube-system", keep=without_bookkeeping)
     assert listed == {
         "apiVersion": "v1",
         "kind": "Pod",

@@ -22,8 +22,8 @@ from constructs_nld.deploy.manifest import (
     created_at,
     has_condition,
     node_essentials,
-    pod_essentials,
     tolerates,
+    without_bookkeeping,
 )
 from constructs_nld.deploy.program import command_line
 
@@ -118,7 +118,7 @@ class Cluster:
     def pods(self) -> list[Manifest]:
         """The node-cache pods (the DaemonSet's selector)."""
         return self.client.list(
-            "v1", "Pod", self.namespace, label_selector=self.component.pod_selector, keep=pod_essentials
+            "v1", "Pod", self.namespace, label_selector=self.component.pod_selector, keep=without_bookkeeping
         )
 
     @cached_property

@@ -71,7 +71,7 @@ from constructs_nld.deploy.errors import (
 )
 from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
 from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
-from constructs_nld.deploy.manifest import is_ready, node_essentials, not_ready_reasons, pod_essentials
+from constructs_nld.deploy.manifest import is_ready, node_essentials, not_ready_reasons, without_bookkeeping
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
 from constructs_nld.deploy.program import hint
 from constructs_nld.deploy.progress import PlainProgress, make_progress
@@ -148,7 +148,9 @@ def _last(live: Manifest | None) -> dict[str, Any]:
 
 
 def _pods(client: KubeClient, component: Component) -> list[Manifest]:
-    pods = client.list("v1", "Pod", component.namespace, label_selector=component.pod_selector, keep=pod_essentials)
+    pods = client.list(
+        "v1", "Pod", component.namespace, label_selector=component.pod_selector, keep=without_bookkeeping
+    )
     return [pod for pod in pods if not pod["metadata"].get("deletionTimestamp")]
 
 
