@@ -18,6 +18,9 @@ __all__ = [
     "API_RESPONSE_CAP",
     "ALERT_ROUTING_LABELS",
     "APPLYSET_NAME",
+    "HISTORY_BYTES",
+    "HISTORY_MAX",
+    "HISTORY_NAME",
     "DEPLOY_LEASE_NAME",
     "DEPLOY_LEASE_SECONDS",
     "APP_NAME",
@@ -161,6 +164,12 @@ DEPLOY_LEASE_NAME: Final = "node-local-dns-deploy"
 DEPLOY_LEASE_SECONDS: Final = 60
 """How long a deploy's Lease holds without a renewal (renewed every third of it): a killed deploy's lapses."""
 """The ApplySet parent ConfigMap, in the DaemonSet's namespace, that tracks what a deploy applied (KEP-3659)."""
+HISTORY_NAME: Final = "node-local-dns-history"
+"""The ConfigMap that keeps the release history (one key per revision), in the component's namespace."""
+HISTORY_MAX: Final = 10
+"""Revisions the history keeps (``--history-max``): Helm's ``--history-max`` default is 10 as well."""
+HISTORY_BYTES: Final = 1_000_000
+"""The most the history's revisions may take, compressed: an object's whole size is capped at 1 MiB (etcd)."""
 DAEMON_SET_NAME: Final = "node-local-dns"
 DEPLOYER_RBAC_NAME: Final = "node-local-dns-deployer"
 """The prefix of the deployer's Roles, ClusterRoles and bindings: ``<prefix>-<command>`` (constructs_nld.rbac)."""

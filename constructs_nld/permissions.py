@@ -42,6 +42,18 @@ the app uses:
 component's namespace while they write (``get``, ``create``, ``patch`` on that name:
 :mod:`constructs_nld.deploy.lease`).
 
+The release history (:mod:`constructs_nld.deploy.history`) is one ConfigMap,
+``node-local-dns-history``, in the component's namespace: ``deploy``, ``uninstall`` and
+``cutover`` (``promote``) record a revision in it (``get``, ``create``, ``patch`` on that
+name: a server-side apply, so its create is authorized with the name too), ``verify`` reads it
+(``get``). ``history`` and ``rollback`` need no rules of their own: ``history`` reads what
+``verify`` may, and ``rollback`` is a deploy (its rules are ``deploy``'s, for the revision's
+objects). One object of a fixed name is why: a ConfigMap per revision would be created by
+POST, and a ``create`` by POST names no object, so RBAC could not limit it (nor the prune's
+``delete``) to the history's objects: it would reach every ConfigMap of ``kube-system``. The
+user's own name comes from a SelfSubjectReview, which every authenticated user may make
+(``system:basic-user``), as the access reviews are.
+
 Two objects that are not ours are read, by name and never written: the ``kube-dns``
 Service (its ClusterIP, by ``verify``, ``uninstall`` and ``cutover``), and the ``kube-dns``
 ConfigMap (``verify`` checks it; ``deploy`` and ``cutover`` read it when node-cache mounts it).
@@ -289,6 +301,9 @@ def rules(
                 grant(where, group, plural, ("get", "delete"), tuple(sorted(n for n in names if n is not None)))
     if command in ("deploy", "cutover"):
         grant(namespace, "coordination.k8s.io", "leases", ("get", "create", "patch"), (defaults.DEPLOY_LEASE_NAME,))
+    # The release history: one ConfigMap of a fixed name, written by server-side apply (constructs_nld.deploy.history).
+    history_verbs = ("get",) if command == "verify" else ("get", "create", "patch")
+    grant(namespace, "", "configmaps", history_verbs, (defaults.HISTORY_NAME,))
     if command == "cutover":
         grant(None, "", "nodes", ("list",))
         grant(namespace, "apps", "controllerrevisions", ("get",))

@@ -25,6 +25,7 @@ from constructs_nld.defaults import (
     API_QPS,
     DEPLOY_TIMEOUT,
     FLEET_PARALLEL,
+    HISTORY_MAX,
     PROGRESS_MODES,
     SOAK_BASELINE_WINDOW,
     SOAK_MIN_QPS_DROP,
@@ -38,9 +39,11 @@ from constructs_nld.deploy.options import (
     CutoverOptions,
     DeployOptions,
     FleetOptions,
+    HistoryOptions,
     Invocation,
     ProgressMode,
     PrometheusAuth,
+    RollbackOptions,
     Selection,
     SoakOptions,
     UninstallOptions,
@@ -126,6 +129,17 @@ _rate = _positive("queries per second")
 _qps = _positive("requests per second")
 _burst = _at_least_one("requests")
 _count = _at_least_one("nodes")
+_revisions = _at_least_one("revisions")
+
+
+def _history_max(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--history-max",
+        type=_revisions,
+        metavar="N",
+        default=None,
+        help=f"keep the newest N revisions of the release history after this one (default: {HISTORY_MAX})",
+    )
 
 
 def _progress(text: str) -> str:
@@ -289,7 +303,7 @@ def parser() -> argparse.ArgumentParser:
     commands = cli.add_subparsers(
         dest="command",
         metavar="{" + ",".join(COMMANDS) + "}",
-        help="deploy (default), verify, uninstall, soak or cutover",
+        help="deploy (default), verify, uninstall, soak, cutover, history or rollback",
         parser_class=_Parser,
     )
     deploy_cli = _subcommand(
@@ -329,6 +343,7 @@ def parser() -> argparse.ArgumentParser:
         help="fleet: deploy and verify the clusters in waves of these sizes, in order, stopping after a wave "
         "that fails (e.g. 1,rest)",
     )
+    _history_max(deploy_cli)
     verify_cli = _subcommand(
         commands,
         "verify",
@@ -348,8 +363,10 @@ def parser() -> argparse.ArgumentParser:
         "the DaemonSet, then (once its pods are gone) the rest.",
     )
     _stall_after(uninstall_cli, "no node-cache pod goes away")
+    _history_max(uninstall_cli)
     _soak(commands)
     _cutover(commands)
+    _history(commands)
     return cli
 
 
@@ -472,6 +489,7 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--force", action="store_true", help="promote although the canary soak did not pass (recorded on the DaemonSet)"
     )
     _timeouts(promote, "clusterip_timeout", "restart_timeout", "lease_timeout", suppress=True)
+    _history_max(promote)
     rollback = step("rollback", "put the old template back on the canary nodes; nothing to do without a cutover")
     for rolling in (promote, rollback):
         _stall_after(rolling, "the rollout makes no progress")
@@ -479,6 +497,47 @@ def _cutover(commands: argparse._SubParsersAction[_Parser]) -> None:
             "--progress", type=_progress, default=None, metavar="{" + ",".join(PROGRESS_MODES) + "}",
             help="'tty' redraws one line, 'plain' logs a line per change (default: auto)",
         )  # fmt: skip
+
+
+def _history(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``history`` and ``rollback [REVISION]``: the release history the recording commands keep in the cluster."""
+    _subcommand(
+        commands,
+        "history",
+        "list the revisions of the release history",
+        "List the revisions the cluster keeps: each deploy, cutover promote, uninstall and rollback, with when, "
+        "by whom, from which app, and how it ended.",
+    )
+    rollback_cli = _subcommand(
+        commands,
+        "rollback",
+        "apply a revision of the release history again, as a deploy",
+        "Apply the objects of a revision again, with every rule of a deploy (Services first, the restart, the "
+        "prune to that revision's objects); recorded as a new revision. The app is not run.",
+    )
+    rollback_cli.add_argument(
+        "revision",
+        nargs="?",
+        type=_revisions,
+        metavar="REVISION",
+        help="the revision to restore (default: the newest successful one before the latest)",
+    )
+    _timeouts(rollback_cli, "clusterip_timeout", "restart_timeout", "lease_timeout", suppress=True)
+    mode = rollback_cli.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="server-side dry run: nothing is persisted or recorded")
+    mode.add_argument("--diff", action="store_true", help="show what the rollback would change; apply nothing")
+    mode.add_argument(
+        "--wait", action="store_true", help="after applying, follow the DaemonSet's rollout until it completes"
+    )
+    rollback_cli.add_argument(
+        "--progress",
+        type=_progress,
+        default=None,
+        metavar="{" + ",".join(PROGRESS_MODES) + "}",
+        help="with --wait: 'tty' redraws one line, 'plain' logs a line per change (default: auto)",
+    )
+    _stall_after(rollback_cli, "--wait sees no pod become updated and available")
+    _history_max(rollback_cli)
 
 
 def _with_command(argv: Sequence[str]) -> list[str]:
@@ -529,6 +588,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
     """The options of ``command``, from its flags."""
     stall_after = float(flags["stall_after"] or STALL_AFTER)
     progress = cast(ProgressMode, flags["progress"] or "auto")  # one of PROGRESS_MODES: _progress checked it
+    history_max = int(flags["history_max"] or HISTORY_MAX)
     if command == "deploy":
         return DeployOptions(
             dry_run=bool(flags["dry_run"]),
@@ -540,11 +600,27 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
             wait=bool(flags["wait"]),
             stall_after=stall_after,
             progress=progress,
+            history_max=history_max,
         )
+    if command == "rollback":
+        return RollbackOptions(
+            revision=flags["revision"],
+            dry_run=bool(flags["dry_run"]),
+            diff=bool(flags["diff"]),
+            cluster_ip_timeout=flags.timeout("clusterip_timeout"),
+            restart_timeout=flags.timeout("restart_timeout"),
+            lease_timeout=flags.timeout("lease_timeout"),
+            wait=bool(flags["wait"]),
+            stall_after=stall_after,
+            progress=progress,
+            history_max=history_max,
+        )
+    if command == "history":
+        return HistoryOptions()
     if command == "verify":
         return VerifyOptions(uninstalled=bool(flags["uninstalled"]))
     if command == "uninstall":
-        return UninstallOptions(stall_after=stall_after)
+        return UninstallOptions(stall_after=stall_after, history_max=history_max)
     if command == "soak":
         return SoakOptions(
             window=flags["window"],
@@ -569,6 +645,7 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
         lease_timeout=flags.timeout("lease_timeout"),
         stall_after=stall_after,
         progress=progress,
+        history_max=history_max,
     )
 
 
@@ -578,11 +655,11 @@ def parse(argv: Sequence[str]) -> Invocation:
     namespace = cli.parse_args(_with_command(argv))
     flags = _Flags(namespace)
     command = str(flags["command"])
-    if command == "deploy" and not flags["wait"]:
+    if command in ("deploy", "rollback") and not flags["wait"]:
         given = [flag for flag, name in (("--progress", "progress"), ("--stall-after", "stall_after")) if flags[name]]
         if given:
             cli.exit(
-                ExitCode.INVALID, f"error: {' and '.join(given)}: only with --wait (see {cli.prog} deploy --help)\n"
+                ExitCode.INVALID, f"error: {' and '.join(given)}: only with --wait (see {cli.prog} {command} --help)\n"
             )
     if flags["all_contexts"] and (flags["context"] or flags["contexts_from"]):
         cli.exit(

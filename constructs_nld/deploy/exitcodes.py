@@ -14,7 +14,7 @@ from typing import Final
 
 __all__ = ["COMMANDS", "EXIT_CODES", "ExitCode", "Meanings", "epilog", "markdown_table"]
 
-COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover")
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover", "history", "rollback")
 """The commands of ``deploy.py``; ``deploy`` is the default."""
 
 
@@ -44,7 +44,7 @@ Meanings = tuple[tuple[tuple[str, ...], str], ...]
 
 
 _ALL: Final = COMMANDS
-_CLUSTER: Final = ("deploy", "verify", "uninstall", "cutover")
+_CLUSTER: Final = ("deploy", "verify", "uninstall", "cutover", "history", "rollback")
 
 EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
     (
@@ -54,7 +54,13 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (("verify",), "every check passed (--uninstalled: nothing of NodeLocal DNS is left)"),
             (("uninstall",), "uninstalled, or nothing was installed"),
             (("soak",), "PASS: every signal passed"),
-            (("cutover",), "done (status: the canary soak PASSED; rollback: also when there was nothing to roll back)"),
+            (
+                ("cutover",),
+                "done (status: the canary soak PASSED; rollback: also when no cutover was in progress, which it says, "
+                "pointing to the rollback command)",
+            ),
+            (("history",), "listed (also when no revision is recorded yet)"),
+            (("rollback",), "the revision's objects applied again, and the rollback recorded"),
         ),
     ),
     (
@@ -75,6 +81,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (("uninstall",), "bad arguments, kubeconfig or app (nothing deleted)"),
             (("soak",), "bad arguments or app"),
             (
+                ("history", "rollback"),
+                "bad arguments or kubeconfig; rollback: a revision the history does not hold, one that failed or "
+                "kept no objects (nothing applied)",
+            ),
+            (
                 ("cutover",),
                 "bad arguments, kubeconfig or app; start: a ConfigMap change node-cache would reload on every node "
                 "(nothing applied)",
@@ -91,21 +102,30 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             ),
             (("uninstall",), "kube-dns-upstream exists with a foreign selector (nothing deleted)"),
             (("cutover",), "start: as deploy's, or the fleet not settled on one template (nothing applied)"),
+            (
+                ("deploy", "uninstall", "cutover", "history", "rollback"),
+                "a record of the release history is malformed (its key named; nothing applied)",
+            ),
+            (
+                ("rollback",),
+                "kube-dns-upstream exists with a foreign selector, or the kube-dns ConfigMap has a stub domain the "
+                "revision serves (nothing applied)",
+            ),
         ),
     ),
     (
         ExitCode.CLUSTER_IP,
-        ((("deploy",), "kube-dns missing, or its ClusterIP not a usable IPv6 address (nothing applied)"),),
+        ((("deploy", "rollback"), "kube-dns missing, or its ClusterIP not a usable IPv6 address (nothing applied)"),),
     ),
     (
         ExitCode.NO_MONITORING,
-        ((("deploy",), "monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)"),),
+        ((("deploy", "rollback"), "monitoring.coreos.com CRDs absent without --skip-monitoring (nothing applied)"),),
     ),
     (
         ExitCode.TIMEOUT,
         (
             (
-                ("deploy",),
+                ("deploy", "rollback"),
                 "kube-dns-upstream got no ClusterIP within --clusterip-timeout, the restart kept conflicting beyond "
                 "--restart-timeout, or another deploy held the cluster's Lease beyond --lease-timeout (then nothing "
                 "applied)",
@@ -138,7 +158,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
         ExitCode.STALLED,
         (
             (
-                ("deploy",),
+                ("deploy", "rollback"),
                 "--wait: the rollout made no progress for --stall-after seconds (the message says how to roll back)",
             ),
             (
@@ -176,6 +196,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 "start: another cutover is in progress, or the app's template is the live one; status, promote: no "
                 "cutover is in progress (nothing applied)",
             ),
+            (("rollback",), "a cutover is in progress: a rollback would roll every node (nothing written)"),
         ),
     ),
     (

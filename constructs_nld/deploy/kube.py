@@ -642,6 +642,19 @@ class KubeClient:
             attributes["name"] = name
         return bool(self._review("SelfSubjectAccessReview", {"resourceAttributes": attributes}).get("allowed"))
 
+    def username(self) -> str:
+        """This client's user as the API server authenticated it: a SelfSubjectReview (``authentication.k8s.io/v1``).
+
+        Every authenticated user may ask (``system:basic-user``); the answer is the name the
+        API server's audit log shows, whatever the kubeconfig calls its user.
+        """
+        body = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
+        answer = self._request(
+            "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", body=body, content_type="application/json"
+        )
+        user = ((answer or {}).get("status") or {}).get("userInfo") or {}
+        return str(user.get("username") or "")
+
     def rules_review(self, namespace: str) -> tuple[Manifest, ...]:
         """The resource rules this client's user has in ``namespace``: a SelfSubjectRulesReview.
 

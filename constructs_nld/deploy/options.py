@@ -34,9 +34,11 @@ __all__ = [
     "CutoverStep",
     "DeployOptions",
     "FleetOptions",
+    "HistoryOptions",
     "Invocation",
     "ProgressMode",
     "PrometheusAuth",
+    "RollbackOptions",
     "Selection",
     "SoakOptions",
     "UninstallOptions",
@@ -54,6 +56,11 @@ SPEC_WINDOW: Final = duration_seconds("window", defaults.SOAK_WINDOW)
 def _positive(prop: str, value: float) -> None:
     if not value > 0:
         raise ValueError(f"{prop}: must be a positive number of seconds, got {value!r}")
+
+
+def _history_max(value: int) -> None:
+    if value < 1:
+        raise ValueError(f"history_max: must keep at least 1 revision, got {value!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,16 +167,42 @@ class DeployOptions:
     progress: ProgressMode = "auto"
     """With ``wait``: how the rollout is shown (:mod:`constructs_nld.deploy.progress`)."""
 
+    history_max: int = defaults.HISTORY_MAX
+    """Revisions the release history keeps after this one (:mod:`constructs_nld.deploy.history`).
+
+    Default: - ``HISTORY_MAX``.
+    """
+
     def __post_init__(self) -> None:
         """Refuse options that contradict each other."""
         if self.dry_run and self.diff:
             raise ValueError("dry_run: cannot be combined with diff, got both")
         if self.wait and (self.dry_run or self.diff):
             raise ValueError("wait: a dry run or a diff starts no rollout to wait for, got wait with one")
+        _history_max(self.history_max)
         _positive("cluster_ip_timeout", self.cluster_ip_timeout)
         _positive("restart_timeout", self.restart_timeout)
         _positive("lease_timeout", self.lease_timeout)
         _positive("stall_after", self.stall_after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollbackOptions(DeployOptions):
+    """How to roll back: a deploy's options, and the revision whose objects it applies again."""
+
+    revision: int | None = None
+    """The revision to restore. Default: - the newest successful revision before the latest."""
+
+    def __post_init__(self) -> None:
+        """A deploy's refusals, and a revision number that could exist."""
+        super().__post_init__()
+        if self.revision is not None and self.revision < 1:
+            raise ValueError(f"revision: must be a revision number (1 or more), got {self.revision!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryOptions:
+    """How to list the release history: nothing to choose yet, beside the clusters."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,9 +223,13 @@ class UninstallOptions:
     poll_interval: float = 1.0
     """Seconds between the first two reads of the remaining pods."""
 
+    history_max: int = defaults.HISTORY_MAX
+    """Revisions the release history keeps after this one. Default: - ``HISTORY_MAX``."""
+
     def __post_init__(self) -> None:
         """Refuse a window that could never be waited out."""
         _positive("stall_after", self.stall_after)
+        _history_max(self.history_max)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -287,15 +324,21 @@ class CutoverOptions:
     progress: ProgressMode = "auto"
     """``promote``, ``rollback``: how the rollout is shown."""
 
+    history_max: int = defaults.HISTORY_MAX
+    """``promote``: revisions the release history keeps after this one. Default: - ``HISTORY_MAX``."""
+
     def __post_init__(self) -> None:
         """Refuse a canary of no node and windows that could never be waited out."""
         if self.canary_nodes is not None and self.canary_nodes < 1:
             raise ValueError(f"canary_nodes: must be at least 1, got {self.canary_nodes}")
+        _history_max(self.history_max)
         _positive("window", self.window)
         _positive("stall_after", self.stall_after)
 
 
-CommandOptions = DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions
+CommandOptions = (
+    DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions | HistoryOptions | RollbackOptions
+)
 """The options of one command."""
 
 
@@ -304,7 +347,7 @@ class Invocation:
     """One run of the CLI: the command with its options, the app, the clusters and how to reach them."""
 
     command: str
-    """``deploy``, ``verify``, ``uninstall``, ``soak`` or ``cutover``."""
+    """``deploy``, ``verify``, ``uninstall``, ``soak``, ``cutover``, ``history`` or ``rollback``."""
 
     options: CommandOptions
     """The command's own options."""

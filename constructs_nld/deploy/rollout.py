@@ -189,8 +189,9 @@ def not_ready_pods(pods: list[Manifest]) -> str:
 def rollback_advice(ref: ObjectRef) -> str:
     """How to roll back a rollout that stalled, in one line."""
     return (
-        "to roll back, restore the previous version of your app (e.g. git revert) and run "
-        f"{hint('--wait')}: it reapplies the previous Corefile and pod template together "
+        f"to roll back, run {hint('rollback --wait')} (the previous revision of the release history), or restore "
+        f"the previous version of your app (e.g. git revert) and run {hint('--wait')}: either reapplies the "
+        "previous Corefile and pod template together "
         f"('kubectl rollout undo daemonset/{ref.name} -n {ref.namespace}' restores the pod template only, "
         "not the ConfigMap)"
     )

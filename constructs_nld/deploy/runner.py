@@ -141,10 +141,11 @@ def run(
     options = invocation.options
     read = command.read(options)
     warning = node_warning(node_version(os.environ))  # the app's synth runs on it: said once, not per cluster
-    if warning is not None:
+    if warning is not None and read != "recorded":
         write_error(warning)
     try:
-        app = AppCommand.from_project(command=invocation.app)
+        # history and rollback read the revisions the cluster keeps: no app to run.
+        app = None if read == "recorded" else AppCommand.from_project(command=invocation.app)
         targets = select(invocation.selection, invocation.connection.kubeconfig, needs_cluster=read != "offline")
         waves = _refuse(invocation, command, targets)
         fleet = len(targets) > 1
@@ -161,7 +162,7 @@ def run(
 
     def task(target: Target, out: Callable[[str], None]) -> Outcome:
         client = clients.get(target.name)
-        source = replace(app, cluster=target.name or None, context=target.context)
+        source = None if app is None else replace(app, cluster=target.name or None, context=target.context)
         if client is None:
             return _finished(command.run(open_session(None, source, read=read, target=target, out=out), options), out)
         with client.reporting_retries(out):

@@ -15,6 +15,10 @@ lines to the same place. What the session reads first depends on the command
     as a preview: which objects are the component's does not depend on it.
 ``offline``
     no cluster at all (``soak`` reads Prometheus): the app is synthesized as a preview.
+``recorded``
+    the Services of kube-system, as ``deployable`` reads them, but the app is not run:
+    ``history`` and ``rollback`` work on the revisions the cluster keeps
+    (:mod:`constructs_nld.deploy.history`), so a rollback works while the app does not.
 """
 
 from __future__ import annotations
@@ -33,9 +37,9 @@ from constructs_nld.deploy.source import AppChart, AppSource
 from constructs_nld.deploy.targets import Target
 from constructs_nld.props import check_ipv6_address
 
-__all__ = ["ClusterRead", "Session", "open_session"]
+__all__ = ["ClusterRead", "Session", "deployable_ip", "open_session"]
 
-ClusterRead = Literal["deployable", "installed", "offline"]
+ClusterRead = Literal["deployable", "installed", "offline", "recorded"]
 """What a command reads of the cluster before the app is synthesized for it."""
 
 
@@ -56,6 +60,8 @@ class Session:
     """The Services of kube-system read with kube-dns (``deployable`` only)."""
     out: Callable[[str], None] = print
     """Where the command's lines go (the runner prefixes them with the cluster's name in a fleet)."""
+    source: AppSource | None = None
+    """What the charts were synthesized from, for the release history's record of the app (None: not run)."""
 
     @property
     def kube(self) -> KubeClient:
@@ -70,7 +76,7 @@ class Session:
         return locate(self.charts)
 
 
-def _deployable_ip(kube_dns: Manifest | None) -> str:
+def deployable_ip(kube_dns: Manifest | None) -> str:
     """kube-dns's ClusterIP, refused (exit 4) unless it is a usable IPv6 address."""
     if kube_dns is None:
         raise ClusterIPError(f"{KUBE_DNS} not found: the cluster DNS Service must exist before NodeLocal DNSCache")
@@ -86,7 +92,7 @@ def _deployable_ip(kube_dns: Manifest | None) -> str:
 
 def open_session(
     client: KubeClient | None,
-    source: AppSource,
+    source: AppSource | None,
     *,
     read: ClusterRead,
     target: Target | None = None,
@@ -98,14 +104,20 @@ def open_session(
     holds its own client).
     """
     target = target or Target("", None)
+    if read == "recorded" or source is None:
+        if client is None:
+            return Session(target, (), out=out)
+        services = {ObjectRef.of(s): s for s in client.list("v1", "Service", defaults.NAMESPACE)}
+        kube_dns = services.get(KUBE_DNS)
+        return Session(target, (), client, kube_dns, usable_cluster_ip(kube_dns), services, out)
     if read == "offline" or client is None:
-        return Session(target, tuple(source(None)), out=out)
+        return Session(target, tuple(source(None)), out=out, source=source)
     if read == "installed":
         kube_dns = client.get(KUBE_DNS)
         cluster_ip = usable_cluster_ip(kube_dns)
-        return Session(target, tuple(source(cluster_ip)), client, kube_dns, cluster_ip, out=out)
+        return Session(target, tuple(source(cluster_ip)), client, kube_dns, cluster_ip, out=out, source=source)
     # The precondition's Services live beside kube-dns: one list serves both.
     services = {ObjectRef.of(s): s for s in client.list("v1", "Service", defaults.NAMESPACE)}
     kube_dns = services.get(KUBE_DNS)
-    cluster_ip = _deployable_ip(kube_dns)
-    return Session(target, tuple(source(cluster_ip)), client, kube_dns, cluster_ip, services, out)
+    cluster_ip = deployable_ip(kube_dns)
+    return Session(target, tuple(source(cluster_ip)), client, kube_dns, cluster_ip, services, out, source)

@@ -34,6 +34,7 @@ __all__ = [
     "AppChart",
     "AppCommand",
     "AppSource",
+    "app_inputs",
     "props_source",
 ]
 
@@ -154,6 +155,16 @@ class AppCommand:
                     f"the app '{self.command}' failed (exit {result.returncode}) in {self.directory}:\n{tail}"
                 )
             return read_charts(outdir, self.command)
+
+
+def app_inputs(app: AppCommand) -> dict[str, Any]:
+    """What the app is given beside its code, as the release history records it: the cluster it is synthesized for.
+
+    The one place that says what a revision records of the app's inputs
+    (:mod:`constructs_nld.deploy.history`): whatever the app reads besides its project
+    directory belongs here, so that a revision says from what it was synthesized.
+    """
+    return {key: value for key, value in (("cluster", app.cluster), ("context", app.context)) if value is not None}
 
 
 def read_charts(outdir: Path, command: str) -> tuple[AppChart, ...]:

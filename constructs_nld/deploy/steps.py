@@ -59,6 +59,7 @@ from constructs_nld.deploy.errors import (
     WaitTimeoutError,
 )
 from constructs_nld.deploy.fleet import api_error
+from constructs_nld.deploy.history import Recorder
 from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
 from constructs_nld.deploy.lease import DeployLease
@@ -90,10 +91,12 @@ __all__ = [
     "plan",
     "precondition",
     "prune",
+    "read_history",
     "refuse_cutover",
     "refuse_other_cutover",
     "report_cluster_ip",
     "restart",
+    "run_recorded",
     "run_steps",
 ]
 
@@ -172,13 +175,20 @@ class DeployState:
     """Each planned object as the API server would store it: ``admit``'s dry runs."""
     lease: DeployLease | None = None
     """The cluster's deploy Lease, while this run holds it."""
+    recorder: Recorder | None = None
+    """What records this run's revision in the release history (None: a run that records none)."""
 
     def again(self) -> DeployState:
         """A fresh state for the same run, its Lease kept: the cluster read again (the Services of kube-dns too)."""
         client = self.session.kube
         services = {ObjectRef.of(s): s for s in client.list("v1", "Service", defaults.NAMESPACE)}
         return DeployState(
-            replace(self.session, services=services), self.options, self.progress, self.permission, lease=self.lease
+            replace(self.session, services=services),
+            self.options,
+            self.progress,
+            self.permission,
+            lease=self.lease,
+            recorder=self.recorder,
         )
 
     @property
@@ -379,6 +389,12 @@ def admit(state: DeployState) -> None:
         except ApiException as error:
             said = " ".join(api_error(error).split())
             raise AdmissionError(f"{item.ref}: refused in a dry run, {said}; nothing applied") from None
+
+
+def read_history(state: DeployState) -> None:
+    """Step 4, after the access check: the release history read, so that a malformed one refuses before any write."""
+    if state.recorder is not None and not (state.options.diff or state.options.dry_run):
+        state.recorder.read()
 
 
 def _writes(state: DeployState) -> bool:
@@ -709,7 +725,7 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     Every refusal of a deploy is among them: a caller that writes state of its own (``cutover
     promote``) takes them first, so that a refused run leaves nothing behind.
     """
-    return (check_app, precondition, guard, report_cluster_ip, plan, admit)
+    return (check_app, precondition, guard, report_cluster_ip, plan, admit, read_history)
 
 
 DEPLOY_WRITES: Final[tuple[Step, ...]] = (take_lease, apply_services, apply_rest, restart, follow, prune)
@@ -732,19 +748,42 @@ def run_steps(state: DeployState, steps: tuple[Step, ...] = DEPLOY_STEPS) -> Dep
     start again on a fresh state; others (the writes alone) refuse, nothing applied.
     """
     try:
-        while True:
-            try:
-                for step in steps:
-                    step(state)
-            except StaleReadsError:
-                if steps[0] is not check_app:
-                    raise PreconditionError(
-                        "another deploy wrote the cluster while this one read it: nothing applied; rerun"
-                    ) from None
-                state.out("[5/7] another deploy wrote the cluster meanwhile: reading it again")
-                state = state.again()
-                continue
-            return state.report
+        return _run_holding(state, steps)
+    finally:
+        if state.lease is not None:
+            state.lease.release()
+
+
+def _run_holding(state: DeployState, steps: tuple[Step, ...]) -> DeployReport:
+    """:func:`run_steps`, the Lease (once taken) kept: the caller gives it up."""
+    while True:
+        try:
+            for step in steps:
+                step(state)
+        except StaleReadsError:
+            if steps[0] is not check_app:
+                raise PreconditionError(
+                    "another deploy wrote the cluster while this one read it: nothing applied; rerun"
+                ) from None
+            state.out("[5/7] another deploy wrote the cluster meanwhile: reading it again")
+            state = state.again()
+            continue
+        return state.report
+
+
+def run_recorded(state: DeployState, steps: tuple[Step, ...] = DEPLOY_STEPS) -> DeployReport:
+    """:func:`run_steps`, its revision recorded by ``state.recorder`` (none for a dry run, a diff, or no recorder).
+
+    A run that refuses before its first write (it never took the Lease) records nothing; one
+    that wrote records before it gives the Lease up.
+    """
+    recorder = state.recorder
+    if recorder is None or state.options.dry_run or state.options.diff:
+        return run_steps(state, steps)
+    try:
+        # Recorded under the Lease: two runs' revisions are in the order of their writes.
+        with recorder.recording(lambda: state.lease is not None):
+            return _run_holding(state, steps)
     finally:
         if state.lease is not None:
             state.lease.release()

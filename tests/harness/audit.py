@@ -28,7 +28,8 @@ def is_mutating(event: Mapping[str, Any]) -> bool:
     verb alone over-counts; the ``dryRun=All`` query parameter tells them apart. A request
     the API server refused (a 409 conflict of a guarded patch, say) changed nothing either,
     and neither did an access review (a ``create`` of the authorization API, which stores
-    nothing: the deploy asks them before its first write).
+    nothing: the deploy asks them before its first write) or a SelfSubjectReview (the
+    authentication API's, asked for the release history's user).
 
     Args:
         event: One parsed audit event (``audit.k8s.io/v1`` ``Event``).
@@ -41,7 +42,7 @@ def is_mutating(event: Mapping[str, Any]) -> bool:
         return False
     if not 200 <= int(event.get("responseStatus", {}).get("code", 0)) < 300:
         return False
-    if (event.get("objectRef") or {}).get("apiGroup") == "authorization.k8s.io":
+    if (event.get("objectRef") or {}).get("apiGroup") in ("authorization.k8s.io", "authentication.k8s.io"):
         return False
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(str(event.get("requestURI", ""))).query)
     return "All" not in query.get("dryRun", [])

@@ -130,7 +130,7 @@ class ClusterState:
         kube-system (Services, ConfigMaps, ServiceAccounts, DaemonSets), Service
         ``kube-system/kube-dns-upstream`` whatever its labels, every Pod in kube-system,
         every Node, every PodMonitor and PrometheusRule in ``monitoring``, the deploy's ApplySet
-        parent and the ConfigMaps of its set. Recreates
+        parent and the ConfigMaps of its set, the release history's ConfigMap. Recreates
         ``kube-system/kube-dns`` (IPv6 SingleStack) if it is missing or drifted, and the
         ``monitoring`` namespace and ``default`` ServiceAccounts if missing.
         """
@@ -146,6 +146,10 @@ class ClusterState:
         for namespace in ("kube-system", "monitoring"):
             for selector in ("applyset.kubernetes.io/id", "applyset.kubernetes.io/part-of"):
                 self.delete_collection(f"/api/v1/namespaces/{namespace}/configmaps", label_selector=selector)
+        # The release history the deploy keeps beside them (constructs_nld.deploy.history).
+        self.delete_collection(
+            "/api/v1/namespaces/kube-system/configmaps", field_selector="metadata.name=node-local-dns-history"
+        )
         self.delete_collection("/api/v1/namespaces/kube-system/pods")
         if nodes:
             self.delete_collection("/api/v1/nodes")

@@ -310,7 +310,7 @@ def test_a_crash_loop_on_a_canary_node_fails_status_refuses_promote_and_rollback
 
     mark = fleet.control_plane.audit_mark()
     assert run(fleet, "cutover", "rollback", "--app", bumped) == 0
-    assert "no cutover of daemonset/kube-system/node-local-dns is in progress: nothing to roll back" in (
+    assert "no cutover of daemonset/kube-system/node-local-dns is in progress: cutover rollback changed nothing" in (
         capsys.readouterr().out
     )
     assert fleet.control_plane.mutating_requests_since(mark) == []

@@ -122,6 +122,7 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "daemonsets/node-local-dns",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
+        "configmaps/node-local-dns-history",
         "leases/node-local-dns-deploy",
     ]
     lines = capsys.readouterr().out.splitlines()
@@ -136,12 +137,14 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "[6/7]",
         "[6/7]",
         "[7/7]",
+        "[history]",
     ]
     assert "first_deploy=yes freshly_created=yes" in lines[0]
-    assert lines[-1] == (
+    assert lines[-2] == (
         "[7/7] rollout restart: not needed (the pods of daemonset/kube-system/node-local-dns start after "
         "service/kube-system/kube-dns-upstream)"
     )
+    assert lines[-1] == "[history] recorded revision 1 (deploy, succeeded)"
 
 
 def test_second_run_writes_nothing_and_does_not_restart(cluster: ControlPlane, api_client: k8s.ApiClient) -> None:
@@ -168,7 +171,7 @@ def test_entry_point_runs_as_a_script(cluster: ControlPlane, api_client: k8s.Api
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert len(result.stdout.splitlines()) == 10
+    assert len(result.stdout.splitlines()) == 11  # the seven steps' ten lines, and the revision recorded
     assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
 
 

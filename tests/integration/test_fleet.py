@@ -252,7 +252,7 @@ def test_new_nodes_whose_pods_cannot_start_are_in_transition_until_they_hold_up_
         "(updated 2/6, ready 4/6, unavailable 2); not ready: node-local-dns-"
     )
     assert " on full-1 (Unschedulable)" in message and " on gpu-2 (ImagePullBackOff: Back-off pulling image)" in message
-    assert message.splitlines()[1].startswith("  to roll back, restore the previous version of your app")
+    assert message.splitlines()[1].startswith("  to roll back, run ")
     assert unfinished.status == "fail"
     assert unfinished.detail.startswith(
         "rollout unfinished: 2 of 6 pods run the current template (desired 6, ready 4, updated 2)"

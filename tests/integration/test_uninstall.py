@@ -68,8 +68,9 @@ def test_uninstall_removes_the_daemon_set_first_and_the_rest_only_once_its_pods_
     assert out[1].startswith(
         "[2/3] daemonset/kube-system/node-local-dns deleted; waiting for 6 node-cache pod(s) to stop"
     )
-    assert out[-3].startswith("[2/3] every node-cache pod is gone (")
-    assert out[-2] == (
+    assert out[-4].startswith("[2/3] every node-cache pod is gone (")
+    assert out[-1] == "[history] recorded revision 1 (uninstall, succeeded)"  # deployed in-process: not recorded
+    assert out[-3] == (
         "[3/3] deleted: prometheusrule/monitoring/nodelocaldns-alerts, podmonitor/monitoring/nodelocaldns, "
         "configmap/kube-system/node-local-dns, serviceaccount/kube-system/node-local-dns, "
         "service/kube-system/node-local-dns-metrics, service/kube-system/kube-dns-upstream"

@@ -103,8 +103,9 @@ def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_10_and_the_advise
         err[0],
     ), err[0]
     assert err[1] == (
-        "  to roll back, restore the previous version of your app (e.g. git revert) and run "
-        "'python deploy.py --wait': it reapplies the previous Corefile and pod template together "
+        "  to roll back, run 'python deploy.py rollback --wait' (the previous revision of the release history), "
+        "or restore the previous version of your app (e.g. git revert) and run 'python deploy.py --wait': either "
+        "reapplies the previous Corefile and pod template together "
         "('kubectl rollout undo daemonset/node-local-dns -n kube-system' restores the pod template only, "
         "not the ConfigMap)"
     )

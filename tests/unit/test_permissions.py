@@ -14,6 +14,7 @@ import pytest
 from constructs_nld import DeployerRBAC, DeployerRBACProps, DeployerSubject, NodeLocalDNSProps
 from constructs_nld.permissions import (
     RBAC_COMMANDS,
+    Command,
     Permission,
     Resource,
     Rule,
@@ -60,7 +61,27 @@ def test_a_cluster_scoped_object_gets_its_verbs_cluster_wide() -> None:
     deploy = rules("deploy", objects)
 
     assert Rule(None, "", ("namespaces",), ("get", "list", "create", "patch", "delete")) in deploy
-    assert [rule.namespace for rule in deploy] == ["kube-system", "kube-system", "kube-system", None]
+    assert [rule.namespace for rule in deploy] == ["kube-system", "kube-system", "kube-system", "kube-system", None]
+
+
+@pytest.mark.parametrize(
+    ("command", "verbs"),
+    [
+        ("deploy", ("get", "create", "patch")),
+        ("uninstall", ("get", "create", "patch")),
+        ("cutover", ("get", "create", "patch")),
+        ("verify", ("get",)),
+    ],
+)
+def test_the_release_history_is_granted_by_name_alone(command: Command, verbs: tuple[str, ...]) -> None:
+    objects = {Resource("", "daemonsets", "kube-system", "node-local-dns")}
+
+    granted = rules(command, objects)
+
+    history = [rule for rule in granted if "node-local-dns-history" in rule.names]
+    assert history == [Rule("kube-system", "", ("configmaps",), verbs, ("node-local-dns-history",))]
+    unnamed = [rule for rule in granted if not rule.names and "configmaps" in rule.resources]
+    assert all(rule.verbs == ("list",) for rule in unnamed), unnamed
 
 
 def test_verify_lists_prometheus_rules_only_where_they_are_served() -> None:

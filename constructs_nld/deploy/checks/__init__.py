@@ -30,6 +30,7 @@ from constructs_nld.deploy.checks import (
     nothing_left,
     podmonitor_scrapes_both_ports,
     pods_created_after_upstream_service,
+    rolled_back,
     upstream_service_selects_kube_dns,
 )
 from constructs_nld.deploy.checks.cluster import Check, CheckResult, Cluster, format_result
@@ -50,6 +51,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     live_matches_app.check,
     kube_dns_configmap.check,
     cutover_in_progress.check,
+    rolled_back.check,
 )
 """``verify``: the spec's smoke tests and its "Common Failure Modes" table, in the order they print."""
 

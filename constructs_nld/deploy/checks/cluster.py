@@ -26,6 +26,7 @@ from constructs_nld.deploy.manifest import (
     without_bookkeeping,
 )
 from constructs_nld.deploy.program import command_line
+from constructs_nld.deploy.source import AppChart
 
 __all__ = [
     "TRANSITION_GRACE",
@@ -75,6 +76,8 @@ class Cluster:
     component: Component
     kube_dns: Manifest | None
     now: datetime
+    charts: tuple[AppChart, ...] = ()
+    """The app's charts as synthesized for this cluster (the ``rolled-back`` check compares their digest)."""
     _objects: dict[ObjectRef, Manifest | None] = field(default_factory=dict, repr=False)
 
     def live(self, manifest: Manifest) -> Manifest | None:

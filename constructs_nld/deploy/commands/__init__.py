@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from constructs_nld.deploy.command import Command
-from constructs_nld.deploy.commands import cutover, deploy, soak, uninstall, verify
+from constructs_nld.deploy.commands import cutover, deploy, history, rollback, soak, uninstall, verify
 
 __all__ = ["COMMANDS"]
 
@@ -25,5 +25,7 @@ COMMANDS: Final[dict[str, Command[Any]]] = {
     "uninstall": uninstall.COMMAND,
     "soak": soak.COMMAND,
     "cutover": cutover.COMMAND,
+    "history": history.COMMAND,
+    "rollback": rollback.COMMAND,
 }
 """Every command, by the name the CLI gives it."""

@@ -32,6 +32,7 @@ ends it with the DaemonSet. The end of each cutover is kept on the DaemonSet
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ from constructs_nld.deploy.errors import (
     StalledError,
 )
 from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
+from constructs_nld.deploy.history import Recorder
 from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import is_ready, node_essentials, not_ready_reasons, without_bookkeeping
 from constructs_nld.deploy.options import CutoverOptions, DeployOptions
@@ -510,8 +512,13 @@ def status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, lis
     return report, _shown(ref, state, report)
 
 
-def promote(session: Session, options: CutoverOptions, progress: Progress | None = None) -> DeployReport:
-    """``cutover promote``: the gate, then the rest of the fleet rolled as ``deploy --wait`` rolls it."""
+def promote(
+    session: Session, options: CutoverOptions, progress: Progress | None = None, *, recorder: Recorder | None = None
+) -> DeployReport:
+    """``cutover promote``: the gate, then the rest of the fleet rolled as ``deploy --wait`` rolls it.
+
+    With ``recorder``, the promote is recorded in the release history as a deploy is.
+    """
     client, component, out = session.kube, session.component, session.out
     ref = ObjectRef.of(component.daemon_set)
     live = client.get(ref)
@@ -523,38 +530,39 @@ def promote(session: Session, options: CutoverOptions, progress: Progress | None
     state = _in_progress(client, ref, live)
     deploy_options = _deploy_options(options, wait=True)
     shown = progress or make_progress(deploy_options.progress, out)
-    deploy = DeployState(session, deploy_options, shown, permission="cutover")
-    if not state.promoted:
-        if template != state.template:
-            raise CutoverError(
-                f"the app's pod template is not the one the canary runs (cutover {summary(state)}): "
-                f"promote with the app the cutover started from, or {_rollback()} and start again"
-            )
-        report = _judge(client, component, state, _prometheus(options), options)
-        for line in _shown(ref, state, report):
-            out(line)
-        if report.verdict != "pass":
-            failing = [s.name for s in report.signals if s.outcome != "pass"]
-            if not options.force:
-                raise GateError(
-                    f"promote refused: the canary soak is {VERDICTS[report.verdict]} ({', '.join(failing)}); "
-                    f"wait and rerun, or {_rollback()}; --force promotes anyway and is recorded",
-                    VERDICT_CODES[report.verdict],
+    deploy = DeployState(session, deploy_options, shown, permission="cutover", recorder=recorder)
+    with recorder.recording(lambda: deploy.lease is not None) if recorder else contextlib.nullcontext():
+        if not state.promoted:
+            if template != state.template:
+                raise CutoverError(
+                    f"the app's pod template is not the one the canary runs (cutover {summary(state)}): "
+                    f"promote with the app the cutover started from, or {_rollback()} and start again"
                 )
-            out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
-                f"recorded on {ref}")  # fmt: skip
-        run_steps(deploy, steps.deploy_checks(steps.refuse_other_cutover))  # every refusal before the first write
-        with steps.holding(deploy, "cutover promote"):
-            state = state.but(promoted=_now(client), forced=options.force and report.verdict != "pass")
-            deploy.live[ref] = _write_state(client, ref, state)
-            deploy.cutover = state
-            result = run_steps(deploy, steps.DEPLOY_WRITES)
-    else:
-        result = run_steps(deploy, steps.deploy_steps(steps.refuse_other_cutover))
-    end_cutover(client, ref, state, "promoted")
-    out(f"[promote] the cutover of {ref} is promoted: every node runs the new template" + (
-        " (forced)" if state.forced else ""))  # fmt: skip
-    return result
+            report = _judge(client, component, state, _prometheus(options), options)
+            for line in _shown(ref, state, report):
+                out(line)
+            if report.verdict != "pass":
+                failing = [s.name for s in report.signals if s.outcome != "pass"]
+                if not options.force:
+                    raise GateError(
+                        f"promote refused: the canary soak is {VERDICTS[report.verdict]} ({', '.join(failing)}); "
+                        f"wait and rerun, or {_rollback()}; --force promotes anyway and is recorded",
+                        VERDICT_CODES[report.verdict],
+                    )
+                out(f"[promote] forced past a canary soak that is {VERDICTS[report.verdict]} ({', '.join(failing)}): "
+                    f"recorded on {ref}")  # fmt: skip
+            run_steps(deploy, steps.deploy_checks(steps.refuse_other_cutover))  # every refusal before the first write
+            with steps.holding(deploy, "cutover promote"):
+                state = state.but(promoted=_now(client), forced=options.force and report.verdict != "pass")
+                deploy.live[ref] = _write_state(client, ref, state)
+                deploy.cutover = state
+                result = run_steps(deploy, steps.DEPLOY_WRITES)
+        else:
+            result = run_steps(deploy, steps.deploy_steps(steps.refuse_other_cutover))
+        end_cutover(client, ref, state, "promoted")
+        out(f"[promote] the cutover of {ref} is promoted: every node runs the new template" + (
+            " (forced)" if state.forced else ""))  # fmt: skip
+        return result
 
 
 def recorded_template(client: KubeClient, live: Manifest, revision: str) -> Manifest:
@@ -597,7 +605,10 @@ def rollback(session: Session, options: CutoverOptions, progress: Progress | Non
     live = client.get(ref)
     state = state_of(live, now=client.server_time())
     if live is None or state is None:
-        out(f"no cutover of {ref} is in progress: nothing to roll back")
+        out(
+            f"no cutover of {ref} is in progress: cutover rollback changed nothing; to put back an earlier "
+            f"deploy, {hint('history')} lists the revisions and {hint('rollback [REVISION]')} restores one"
+        )
         return None
     check_access(
         client, "cutover", [ref], namespace=component.namespace, kube_dns_config=component.reads_kube_dns_config
@@ -628,10 +639,10 @@ def run(session: Session, options: CutoverOptions) -> Outcome:
         report, lines = status(session, options)
         return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=tuple(lines))
     if options.step == "promote":
-        promote(session, options)
+        promote(session, options, recorder=Recorder.of(session, "cutover promote", options.history_max))
         return Outcome("promoted")
     rolled = rollback(session, options)
-    return Outcome("rolled back" if rolled is not None else "nothing to roll back")
+    return Outcome("rolled back" if rolled is not None else "no cutover to roll back")
 
 
 def _reads(options: CutoverOptions) -> ClusterRead:

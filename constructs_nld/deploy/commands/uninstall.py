@@ -19,6 +19,10 @@ every node resolving, which is the apply order's phases reversed
 The wait in step 2 stops with :class:`~constructs_nld.deploy.errors.StalledError` when no
 pod has gone away for ``stall_after`` seconds; nothing of step 3 is deleted then, and a
 rerun continues where it stopped. ``verify --uninstalled`` confirms nothing is left.
+
+An uninstall that deletes something records a revision in the release history
+(:mod:`constructs_nld.deploy.history`), which it keeps: ``rollback`` can put back what was
+deployed before.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from constructs_nld.deploy.command import Command, Outcome, reads
 from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.cutover import state_of, summary
 from constructs_nld.deploy.errors import StalledError
+from constructs_nld.deploy.history import Recorder
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.options import UninstallOptions
 from constructs_nld.deploy.program import hint
@@ -65,12 +70,18 @@ def _owned_by_daemon_set(pod: Mapping[str, Any], name: str) -> bool:
 
 class _Uninstall:
     def __init__(
-        self, client: KubeClient, component: Component, options: UninstallOptions, out: Callable[[str], None]
+        self,
+        client: KubeClient,
+        component: Component,
+        options: UninstallOptions,
+        out: Callable[[str], None],
+        recorder: Recorder | None = None,
     ) -> None:
         self.client = client
         self.component = component
         self.options = options
         self.out = out
+        self.recorder = recorder
         self.report = UninstallReport()
 
     def live_objects(self, refs: list[ObjectRef]) -> list[tuple[ObjectRef, Manifest]]:
@@ -163,6 +174,8 @@ class _Uninstall:
         daemon_set_ref = ObjectRef.of(self.component.daemon_set)
         refs = served_refs(self.client, self.component)
         check_access(self.client, "uninstall", refs, namespace=self.component.namespace)
+        if self.recorder is not None:
+            self.recorder.read()  # a malformed history refuses before anything is deleted
         live = self.live_objects(refs)
         by_ref = dict(live)
         self.component.check_upstream(by_ref.get(upstream_ref), refusing="to remove it")
@@ -207,8 +220,12 @@ def uninstall(session: Session, options: UninstallOptions | None = None) -> Unin
 
 
 def run(session: Session, options: UninstallOptions) -> Outcome:
-    """``uninstall`` on one cluster: whether anything was installed, and how many objects it deleted."""
-    deleted = len(uninstall(session, options).deleted)
+    """``uninstall`` on one cluster, recorded once it deletes: whether anything was installed, how much it deleted."""
+    recorder = Recorder.of(session, "uninstall", options.history_max, charts=())
+    removal = _Uninstall(session.kube, session.component, options, session.out, recorder)
+    with recorder.recording(lambda: bool(removal.report.deleted)):
+        removal.run()
+    deleted = len(removal.report.deleted)
     return Outcome("uninstalled" if deleted else "nothing installed", changed=deleted)
 
 

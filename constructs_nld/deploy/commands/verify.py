@@ -25,7 +25,7 @@ __all__ = ["COMMAND", "run", "verify", "verify_uninstalled"]
 
 def _run(session: Session, checks: Sequence[Check], now: datetime | None) -> list[CheckResult]:
     client, component = session.kube, session.component
-    cluster = Cluster(client, component, session.kube_dns, now or datetime.now(UTC))
+    cluster = Cluster(client, component, session.kube_dns, now or datetime.now(UTC), session.charts)
     check_access(
         client,
         "verify",
