@@ -130,6 +130,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
         "live-matches-app": "pass",
         "kube-dns-configmap": "pass",
         "cutover-in-progress": "pass",
+        "rolled-back": "pass",
     }
     assert results["daemonset-healthy"].detail == (
         "ready on 10 node(s); desired 10, ready 10, updated 10; "
@@ -138,7 +139,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
     assert results["pods-created-after-upstream-service"].detail == "all 10 pod(s) created after the Service"
     capsys.readouterr()
     assert main(["--kubeconfig", kubeconfig, "verify"]) == 0
-    assert "13 passed, 0 failed" in capsys.readouterr().out
+    assert "14 passed, 0 failed" in capsys.readouterr().out
 
 
 def test_a_taint_beyond_the_tolerations_keeps_the_pod_off_until_the_app_tolerates_it(sim: SimulatedCluster) -> None:

@@ -78,10 +78,11 @@ def test_deploy_takes_over_a_deploy_sh_install_cleanly_and_reruns_as_a_no_op(
 
     lines = capsys.readouterr().out.splitlines()
     assert "first_deploy=no freshly_created=no" in lines[0]
-    assert lines[-1] == (
+    assert lines[-2] == (
         "[7/7] rollout restart: not needed "
         "(the pods of daemonset/kube-system/node-local-dns start after service/kube-system/kube-dns-upstream)"
     )
+    assert lines[-1] == "[history] recorded revision 1 (deploy, succeeded)"
     assert "daemonset/kube-system/node-local-dns taken over from kubectl apply, configured" in "\n".join(lines)
     for name, path in rest.PATHS.items():
         if name == "kube-dns":

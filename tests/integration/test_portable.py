@@ -87,10 +87,11 @@ def test_deploy_checks_everything_and_substitutes_nothing(
         "[3/7] synthesized 7 objects in 3 chart(s) portable: kubelet gives node-cache the address as "
         "$(KUBE_DNS_SERVICE_HOST)"
     )
-    assert lines[-1] == (
+    assert lines[-2] == (
         "[7/7] rollout restart: not needed (the pods of daemonset/kube-system/node-local-dns start after "
         "service/kube-system/kube-dns-upstream and kube-dns)"
     )
+    assert lines[-1] == "[history] recorded revision 1 (deploy, succeeded)"
     daemon_set = rest.get(api_client, rest.PATHS["daemon-set"])
     assert daemon_set is not None
     assert daemon_set["spec"]["template"]["spec"]["containers"][0]["args"][1] == "fd00::10,$(KUBE_DNS_SERVICE_HOST)"

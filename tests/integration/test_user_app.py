@@ -189,9 +189,10 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "platform.k8s.yaml (2)",
         "nodelocaldns",
     ]
-    assert lines[-1].endswith(
+    assert lines[-2].endswith(
         "(the pods of daemonset/kube-system/node-local-dns start after service/kube-system/kube-dns-upstream)"
     )
+    assert lines[-1] == "[history] recorded revision 1 (deploy, succeeded)"
     writes = [
         e["objectRef"]["resource"] + "/" + e["objectRef"]["name"] for e in user_cluster.mutating_requests_since(mark)
     ]
@@ -207,6 +208,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
         "configmaps/dns-runbook",
         "podmonitors/nodelocaldns",
         "prometheusrules/nodelocaldns-alerts",
+        "configmaps/node-local-dns-history",  # the release history, recorded under the Lease
         "leases/node-local-dns-deploy",
     ]
 
@@ -243,7 +245,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
     assert verified.returncode == 0, verified.stdout
     assert "PASS node-taints-tolerated: every taint on 1 node(s) tolerated" in verified.stdout
     assert "PASS podmonitor-scrapes-both-ports" in verified.stdout
-    assert verified.stdout.rstrip().endswith("13 passed, 0 failed")
+    assert verified.stdout.rstrip().endswith("14 passed, 0 failed")
 
     write_app(project, extra_toleration=False)
     failed = run_cli(installed_python, project, user_cluster, "verify")

@@ -79,7 +79,8 @@ def test_tty_progress_redraws_one_line_no_wider_than_the_terminal(
     assert drawn, "no progress line was drawn"
     assert all(len(frame) <= 59 and "\n" not in frame for frame in drawn), drawn
     assert drawn[-1].startswith("node-local-dns 6/6 updated, 6 ready, 0 unavailable")
-    assert frames[-1].startswith("[wait] rollout complete in ") and frames[-1].endswith(" unavailable\n")
+    assert frames[-1].startswith("[wait] rollout complete in ")
+    assert frames[-1].endswith(" unavailable\n[history] recorded revision 1 (deploy, succeeded)\n")
 
 
 def test_new_pods_that_never_get_ready_stop_the_wait_with_exit_10_and_the_advised_rollback_recovers(
