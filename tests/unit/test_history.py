@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
+import os
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from constructs_nld.deploy.errors import InvalidConfigError as Refused
-from constructs_nld.deploy.history import AppIdentity, History, Revision, decode, digest, encode, error_line
+from constructs_nld.deploy.history import AppIdentity, History, Revision, _bounded, decode, digest, encode, error_line
 from constructs_nld.deploy.kube import ObjectRef
 from constructs_nld.deploy.redact import keep_secret
 from constructs_nld.deploy.source import AppChart
@@ -118,3 +120,29 @@ def test_rollback_takes_the_newest_success_before_the_latest_by_default() -> Non
     too_large = History(ref, (replace(first, charts=None), replace(REVISION, number=2)))
     with pytest.raises(Refused, match=r"^rollback: revision 1 was too large to keep its objects"):
         too_large.restorable(1)
+
+
+def stored(*revisions: Revision) -> History:
+    """A history as read from a ConfigMap holding ``revisions``."""
+    ref = ObjectRef("v1", "ConfigMap", "kube-system", "node-local-dns-history")
+    data = {f"v{r.number}": base64.b64encode(encode(r)).decode() for r in revisions}
+    return History(ref, revisions, {"metadata": {"resourceVersion": "1"}, "binaryData": data})
+
+
+def test_the_history_keeps_the_newest_history_max_revisions() -> None:
+    old = [replace(REVISION, number=number) for number in (1, 2, 3)]
+
+    kept, new, dropped = _bounded(stored(*old), replace(REVISION, number=4), 2)
+
+    assert (sorted(kept), dropped, new.charts) == ([3, 4], [1, 2], REVISION.charts)
+
+
+def test_a_revision_too_large_alone_is_kept_without_its_objects_and_older_ones_make_room() -> None:
+    noise = base64.b64encode(os.urandom(1_500_000)).decode()  # incompressible: well over the cap once packed
+    large = AppChart("0000-big.k8s.yaml", ({**CHART.objects[0], "data": {"blob": noise}},))
+    old = replace(REVISION, number=1)
+
+    kept, new, dropped = _bounded(stored(old), replace(REVISION, number=2, charts=(large,)), 10)
+
+    assert new.charts is None and sorted(kept) == [1, 2] and dropped == []
+    assert decode(2, kept[2]).charts is None
