@@ -12,7 +12,9 @@ from constructs_nld.deploy.options import (
     CutoverOptions,
     DeployOptions,
     FleetOptions,
+    HistoryOptions,
     Invocation,
+    RollbackOptions,
     Selection,
     SoakOptions,
     UninstallOptions,
@@ -105,3 +107,44 @@ def test_the_program_is_named_as_it_was_invoked(argv0: str, usage: str, again: s
         assert hint("cutover promote") == (again or f"'{usage} cutover promote'")
     finally:
         program.use(before)
+
+
+def test_history_and_rollback_get_their_options_and_history_max_reaches_each_recording_command() -> None:
+    assert parse(["history"]).options == HistoryOptions()
+    assert parse(["rollback"]).options == RollbackOptions()
+    assert parse(["rollback", "3", "--wait", "--history-max", "4"]).options == RollbackOptions(
+        revision=3, wait=True, history_max=4
+    )
+    assert parse(["--history-max", "2"]).options == DeployOptions(history_max=2)
+    assert parse(["uninstall", "--history-max", "2"]).options == UninstallOptions(history_max=2)
+    promote = parse(["cutover", "promote", "--history-max", "2"]).options
+    assert isinstance(promote, CutoverOptions) and promote.history_max == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--history-max", "0"], "argument --history-max: must be at least 1, got '0'"),
+        (["rollback", "0"], "argument REVISION: must be at least 1, got '0'"),
+        (["rollback", "two"], "argument REVISION: must be a whole number of revisions, got 'two'"),
+        (["rollback", "--progress", "plain"], "--progress: only with --wait"),
+    ],
+)
+def test_fails_on_a_history_bound_or_revision_that_cannot_be(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        parse(argv)
+
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
+
+
+def test_fails_when_options_built_in_code_keep_no_revision_or_name_none() -> None:
+    with pytest.raises(ValueError, match=r"^history_max: must keep at least 1 revision, got 0$"):
+        DeployOptions(history_max=0)
+    with pytest.raises(ValueError, match=r"^history_max: must keep at least 1 revision, got 0$"):
+        UninstallOptions(history_max=0)
+    with pytest.raises(ValueError, match=r"^revision: must be a revision number \(1 or more\), got 0$"):
+        RollbackOptions(revision=0)
