@@ -61,6 +61,9 @@ _SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
 
 _COMMON_WITH_VALUE: Final = (
     "--app",
+    "--values",
+    "-f",
+    "--set",
     "--kubeconfig",
     "--context",
     "--timeout",
@@ -186,6 +189,7 @@ def _common(*, suppress: bool) -> _Parser:
         default=default,
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
+    _values_options(common, suppress=suppress)
     common.add_argument(
         "--kubeconfig",
         default=default,
@@ -207,6 +211,26 @@ def _common(*, suppress: bool) -> _Parser:
         help=f"API requests sent at once before --qps paces them (default: {API_BURST})",
     )
     return common
+
+
+def _values_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """``--values`` and ``--set``: props for the app, layered over its own (docs/configuration.md)."""
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--values",
+        "-f",
+        action="append",
+        metavar="FILE",
+        default=default,
+        help="a YAML or JSON values file of props, layered over the app's; repeat it: a later file wins",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        default=default,
+        help="one prop, e.g. cache.success_capacity=20000 (a YAML value), applied after the values files; repeatable",
+    )
 
 
 def _fleet_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -419,6 +443,7 @@ def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
         default=argparse.SUPPRESS,
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
+    _values_options(soak_cli, suppress=True)
     _all_timeouts(soak_cli, suppress=True, only=" (here: --prometheus-timeout)")
     _timeouts(soak_cli, "prometheus_timeout", suppress=True)
 
@@ -594,6 +619,8 @@ def parse(argv: Sequence[str]) -> Invocation:
         command=command,
         options=_options(command, flags),
         app=flags["app"],
+        values=tuple(flags["values"] or ()),
+        sets=tuple(flags["set"] or ()),
         connection=Connection(
             kubeconfig=flags["kubeconfig"],
             api_timeout=flags.timeout("api_timeout"),

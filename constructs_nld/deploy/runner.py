@@ -144,7 +144,7 @@ def run(
     if warning is not None:
         write_error(warning)
     try:
-        app = AppCommand.from_project(command=invocation.app)
+        app = AppCommand.from_project(command=invocation.app, values=invocation.values, sets=invocation.sets)
         targets = select(invocation.selection, invocation.connection.kubeconfig, needs_cluster=read != "offline")
         waves = _refuse(invocation, command, targets)
         fleet = len(targets) > 1
