@@ -214,12 +214,18 @@ def _common(*, suppress: bool) -> _Parser:
 
 
 def _values_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    """``--values`` and ``--set``: props for the app, layered over its own (docs/configuration.md)."""
+    """``--values`` and ``--set``: props for the app, layered over its own (docs/configuration.md).
+
+    Before the command and after it they are kept apart (``*_before``), then joined in order:
+    a subcommand's list would otherwise replace the one given before it.
+    """
     default = argparse.SUPPRESS if suppress else None
+    suffix = "" if suppress else "_before"
     parser.add_argument(
         "--values",
         "-f",
         action="append",
+        dest=f"values{suffix}",
         metavar="FILE",
         default=default,
         help="a YAML or JSON values file of props, layered over the app's; repeat it: a later file wins",
@@ -227,6 +233,7 @@ def _values_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "--set",
         action="append",
+        dest=f"set{suffix}",
         metavar="KEY=VALUE",
         default=default,
         help="one prop, e.g. cache.success_capacity=20000 (a YAML value), applied after the values files; repeatable",
@@ -619,8 +626,8 @@ def parse(argv: Sequence[str]) -> Invocation:
         command=command,
         options=_options(command, flags),
         app=flags["app"],
-        values=tuple(flags["values"] or ()),
-        sets=tuple(flags["set"] or ()),
+        values=(*(flags["values_before"] or ()), *(flags["values"] or ())),
+        sets=(*(flags["set_before"] or ()), *(flags["set"] or ())),
         connection=Connection(
             kubeconfig=flags["kubeconfig"],
             api_timeout=flags.timeout("api_timeout"),

@@ -360,3 +360,52 @@ def test_fails_naming_the_set_and_its_variable() -> None:
 def test_fails_when_the_variable_is_not_a_json_list() -> None:
     with pytest.raises(ValueError, match=r"^\$NLD_VALUES: must be a JSON list of strings, got 'a.yaml'$"):
         props_from_environment({"NLD_VALUES": "a.yaml"})
+
+
+# --- the command line and the app's environment --------------------------------------------
+
+
+def test_the_cli_takes_values_and_sets_before_and_after_the_command() -> None:
+    from constructs_nld.deploy.cli import parse
+
+    before = parse(["-f", "a.yaml", "--set", "x=1", "verify", "--values", "b.yaml", "--set", "y=2"])
+    default = parse(["--values", "a.yaml", "--wait"])
+
+    assert (before.command, before.values, before.sets) == ("verify", ("a.yaml", "b.yaml"), ("x=1", "y=2"))
+    assert (default.command, default.values, default.sets) == ("deploy", ("a.yaml",), ())
+
+
+def test_the_app_gets_the_values_as_json_lists_of_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from constructs_nld.deploy.source import AppCommand
+
+    _file(tmp_path, "a.yaml", "monitoring: false\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NLD_SET", '["from-the-shell=1"]')
+
+    app = AppCommand.from_project(command="python main.py", values=["a.yaml"], sets=["cache.denial_ttl=3"])
+    env = app.environment(tmp_path / "out", None)
+
+    assert (app.values, app.sets) == ((str(tmp_path / "a.yaml"),), ("cache.denial_ttl=3",))
+    assert json.loads(env["NLD_VALUES"]) == [str(tmp_path / "a.yaml")]
+    assert json.loads(env["NLD_SET"]) == ["cache.denial_ttl=3"]
+    assert app.inputs() == {
+        "command": "python main.py",
+        "directory": str(tmp_path),
+        "values": [str(tmp_path / "a.yaml")],
+        "sets": ["cache.denial_ttl=3"],
+    }
+    assert "NLD_SET" not in AppCommand.from_project(command="python main.py").environment(tmp_path, None)
+
+
+def test_the_app_command_refuses_a_missing_file_or_a_bad_set_first(tmp_path: Path) -> None:
+    from constructs_nld.deploy.errors import InvalidConfigError
+    from constructs_nld.deploy.source import AppCommand
+
+    with pytest.raises(
+        InvalidConfigError, match=r"^--values/--set: \S+/nope.yaml: cannot read the values file: No such"
+    ):
+        AppCommand.from_project(tmp_path, values=[str(tmp_path / "nope.yaml")])
+    with pytest.raises(InvalidConfigError, match=r"^--values/--set: --set x: must be KEY=VALUE"):
+        AppCommand.from_project(tmp_path, sets=["x"])
