@@ -16,6 +16,7 @@ has succeeded.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -25,11 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV
+from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV, SET_ENV, VALUES_ENV
 from constructs_nld.nodelocaldns import NodeLocalDNS, NodeLocalDNSProps
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, KUBE_DNS_SERVICE_HOST
 from constructs_nld.roles import Phase
 from constructs_nld.runtime import cdk8s
+from constructs_nld.values import ValuesError, props_with_values
 
 __all__ = [
     "APP_ID",
@@ -95,6 +97,11 @@ def props_from_environment(
     cluster: a typo in a name, or a teammate's context named differently, would otherwise
     deploy the base props without a word. A preview (no cluster named) gets ``props``.
 
+    The values files of ``$NLD_VALUES`` and then the ``--set`` strings of ``$NLD_SET`` (JSON
+    lists, which ``deploy.py --values/--set`` writes) are applied over those props
+    (:mod:`constructs_nld.values`); a refused value names its file or ``--set``, the key path
+    and the variable.
+
     An unset or empty address gives a preview. A bad value raises the prop's own error,
     which names the variable it came from. Portable props take no address: they are
     returned as they are, and the deploy checks the live address without writing it.
@@ -111,6 +118,7 @@ def props_from_environment(
                 "name (a --contexts-from file's 'name:' sets it), or pass base_for_others=True to give every other "
                 "cluster the base props"
             )
+    base = _with_values(environ, base)
     value = environ.get(CLUSTER_IP_ENV, "").strip()
     if not value or base.portable:
         return base
@@ -118,6 +126,32 @@ def props_from_environment(
         return replace(base, kube_dns_cluster_ip=value)
     except ValueError as error:
         raise ValueError(f"{error} (from ${CLUSTER_IP_ENV})") from None
+
+
+def _env_list(environ: Mapping[str, str], variable: str) -> list[str]:
+    """The JSON list of strings in ``$variable`` (unset or empty: none)."""
+    text = environ.get(variable, "").strip()
+    if not text:
+        return []
+    try:
+        items = json.loads(text)
+    except ValueError:
+        items = None
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise ValueError(f"${variable}: must be a JSON list of strings, got {text!r:.80}")
+    return items
+
+
+def _with_values(environ: Mapping[str, str], props: NodeLocalDNSProps) -> NodeLocalDNSProps:
+    """``props`` with the values of ``$NLD_VALUES`` and ``$NLD_SET`` applied; an error names the variable."""
+    paths, sets = _env_list(environ, VALUES_ENV), _env_list(environ, SET_ENV)
+    if not paths and not sets:
+        return props
+    try:
+        return props_with_values(props, paths, sets)
+    except ValuesError as error:
+        variable = SET_ENV if str(error).startswith("--set ") else VALUES_ENV
+        raise ValueError(f"{error} (from ${variable})") from None
 
 
 def synthesize(props: NodeLocalDNSProps) -> tuple[SynthesizedChart, ...]:

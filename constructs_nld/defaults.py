@@ -106,6 +106,7 @@ __all__ = [
     "RESTARTING_ALERT_SEVERITY",
     "SCRAPE_INTERVAL",
     "SERVICE_ACCOUNT_NAME",
+    "SET_ENV",
     "SETUP_ERRORS_ALERT_FOR",
     "SETUP_ERRORS_ALERT_SEVERITY",
     "RETRY_AFTER_CAP",
@@ -134,6 +135,7 @@ __all__ = [
     "TERMINATION_GRACE_PERIOD_SECONDS",
     "TOLERATIONS",
     "UPSTREAM_SERVICE_NAME",
+    "VALUES_ENV",
     "XTABLES_LOCK_PATH",
 ]
 
@@ -146,6 +148,12 @@ CLUSTER_ENV: Final = "NLD_CLUSTER"
 dict keyed by it. Set in ``deploy.py``'s own environment, it names an in-cluster run."""
 CONTEXT_ENV: Final = "NLD_CONTEXT"
 """Environment variable holding the kubeconfig context of that cluster (unset: a preview, or in-cluster)."""
+VALUES_ENV: Final = "NLD_VALUES"
+"""Environment variable holding the values files ``deploy.py --values`` names: a JSON list of absolute paths, in
+order, which :func:`constructs_nld.app.props_from_environment` layers over the app's props."""
+SET_ENV: Final = "NLD_SET"
+"""Environment variable holding ``deploy.py --set``'s ``key.path=value`` strings: a JSON list, in order, applied
+after the values files."""
 IN_CLUSTER_NAME: Final = "in-cluster"
 """The cluster's name in an in-cluster run (a pod's service account, no kubeconfig) unless ``$NLD_CLUSTER`` names it."""
 

@@ -403,19 +403,28 @@ def rewrite(text: str) -> str:
     return _REGION.sub(fill, text)
 
 
+def generated_files() -> dict[Path, str]:
+    """The files generated whole: the values files' JSON Schema (:mod:`constructs_nld.schema`)."""
+    from constructs_nld.schema import SCHEMA_FILE, values_schema_text
+
+    return {REPO / SCHEMA_FILE: values_schema_text()}
+
+
 def main(argv: list[str]) -> int:
-    """Rewrite every file of :data:`FILES`, or with ``--check`` say which is stale."""
+    """Rewrite every file of :data:`FILES` and :func:`generated_files`, or with ``--check`` say which is stale."""
     stale = []
-    for path in FILES:
-        text = path.read_text()
-        fresh = rewrite(text)
+    wholes = generated_files()
+    for path in (*FILES, *wholes):
+        text = path.read_text() if path.exists() else ""
+        fresh = wholes[path] if path in wholes else rewrite(text)
         if fresh == text:
             continue
         stale.append(path.relative_to(REPO).as_posix())
         if "--check" not in argv:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(fresh)
     if stale and "--check" in argv:
-        print(f"{', '.join(stale)}: a generated table is stale; run make readme", file=sys.stderr)
+        print(f"{', '.join(stale)}: a generated table or file is stale; run make readme", file=sys.stderr)
         return 1
     return 0
 

@@ -64,6 +64,9 @@ _SOAK_SIGNALS = f"""signals (the spec's soak gate), over the window ending now:
 
 _COMMON_WITH_VALUE: Final = (
     "--app",
+    "--values",
+    "-f",
+    "--set",
     "--kubeconfig",
     "--context",
     "--timeout",
@@ -200,6 +203,7 @@ def _common(*, suppress: bool) -> _Parser:
         default=default,
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
+    _values_options(common, suppress=suppress)
     common.add_argument(
         "--kubeconfig",
         default=default,
@@ -221,6 +225,33 @@ def _common(*, suppress: bool) -> _Parser:
         help=f"API requests sent at once before --qps paces them (default: {API_BURST})",
     )
     return common
+
+
+def _values_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """``--values`` and ``--set``: props for the app, layered over its own (docs/configuration.md).
+
+    Before the command and after it they are kept apart (``*_before``), then joined in order:
+    a subcommand's list would otherwise replace the one given before it.
+    """
+    default = argparse.SUPPRESS if suppress else None
+    suffix = "" if suppress else "_before"
+    parser.add_argument(
+        "--values",
+        "-f",
+        action="append",
+        dest=f"values{suffix}",
+        metavar="FILE",
+        default=default,
+        help="a YAML or JSON values file of props, layered over the app's; repeat it: a later file wins",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        dest=f"set{suffix}",
+        metavar="KEY=VALUE",
+        default=default,
+        help="one prop, e.g. cache.success_capacity=20000 (a YAML value), applied after the values files; repeatable",
+    )
 
 
 def _fleet_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -436,6 +467,7 @@ def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
         default=argparse.SUPPRESS,
         help="the cdk8s app command (default: the 'app:' of ./cdk8s.yaml, as cdk8s synth runs it)",
     )
+    _values_options(soak_cli, suppress=True)
     _all_timeouts(soak_cli, suppress=True, only=" (here: --prometheus-timeout)")
     _timeouts(soak_cli, "prometheus_timeout", suppress=True)
 
@@ -671,6 +703,8 @@ def parse(argv: Sequence[str]) -> Invocation:
         command=command,
         options=_options(command, flags),
         app=flags["app"],
+        values=(*(flags["values_before"] or ()), *(flags["values"] or ())),
+        sets=(*(flags["set_before"] or ()), *(flags["set"] or ())),
         connection=Connection(
             kubeconfig=flags["kubeconfig"],
             api_timeout=flags.timeout("api_timeout"),

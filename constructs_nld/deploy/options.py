@@ -355,6 +355,12 @@ class Invocation:
     app: str | None = None
     """The cdk8s app command. Default: - the ``app:`` of ``./cdk8s.yaml``, as ``cdk8s synth`` runs it."""
 
+    values: tuple[str, ...] = ()
+    """Values files layered over the app's props (``--values``), in order. Default: - none."""
+
+    sets: tuple[str, ...] = ()
+    """``key.path=value`` strings applied after them (``--set``), in order. Default: - none."""
+
     connection: Connection = Connection()
     selection: Selection = Selection()
     fleet: FleetOptions = FleetOptions()

@@ -145,7 +145,11 @@ def run(
         write_error(warning)
     try:
         # history and rollback read the revisions the cluster keeps: no app to run.
-        app = None if read == "recorded" else AppCommand.from_project(command=invocation.app)
+        app = (
+            None
+            if read == "recorded"
+            else AppCommand.from_project(command=invocation.app, values=invocation.values, sets=invocation.sets)
+        )
         targets = select(invocation.selection, invocation.connection.kubeconfig, needs_cluster=read != "offline")
         waves = _refuse(invocation, command, targets)
         fleet = len(targets) > 1

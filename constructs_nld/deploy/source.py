@@ -4,13 +4,16 @@ One source of configuration: what a user writes in their app (``main.py`` or any
 of ``cdk8s.yaml``) is what ``cdk8s synth`` writes, what ``deploy.py`` applies and what
 ``verify`` checks. The app is run as ``cdk8s synth`` runs it — a shell command in the
 project directory with ``CDK8S_OUTDIR`` set — plus ``KUBE_DNS_CLUSTER_IP``, and the cluster's
-identity: ``NLD_CLUSTER`` (its name) and ``NLD_CONTEXT`` (its kubeconfig context), which
-:func:`constructs_nld.app.props_from_environment` reads. The runner synthesizes it once per
+identity: ``NLD_CLUSTER`` (its name) and ``NLD_CONTEXT`` (its kubeconfig context), and the
+values files and ``--set`` strings of ``deploy.py --values/--set`` (``NLD_VALUES``, ``NLD_SET``),
+which :func:`constructs_nld.app.props_from_environment` reads. The runner synthesizes it once per
 cluster (:mod:`constructs_nld.deploy.session`) and every step works on those charts.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -22,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV
+from constructs_nld.defaults import CLUSTER_ENV, CLUSTER_IP_ENV, CONTEXT_ENV, SET_ENV, VALUES_ENV
 from constructs_nld.deploy.errors import InvalidConfigError
+from constructs_nld.values import ValuesError, read_layers
 
 if TYPE_CHECKING:
     from constructs_nld.nodelocaldns import NodeLocalDNSProps
@@ -81,17 +85,38 @@ class AppCommand:
     context: str | None = None
     """That cluster's kubeconfig context, given to the app as ``$NLD_CONTEXT`` (None: unset)."""
 
+    values: tuple[str, ...] = ()
+    """Values files (absolute paths), in order, given to the app as ``$NLD_VALUES`` (a JSON list)."""
+
+    sets: tuple[str, ...] = ()
+    """``key.path=value`` strings, in order, given to the app as ``$NLD_SET`` (a JSON list)."""
+
     @classmethod
-    def from_project(cls, directory: Path | None = None, *, command: str | None = None) -> AppCommand:
+    def from_project(
+        cls,
+        directory: Path | None = None,
+        *,
+        command: str | None = None,
+        values: Sequence[str] = (),
+        sets: Sequence[str] = (),
+    ) -> AppCommand:
         """The app of the cdk8s project in ``directory`` (default: the working directory).
 
         ``command`` overrides the ``app:`` of ``cdk8s.yaml`` (which then need not exist).
+        ``values`` (paths from the working directory) and ``sets`` are read and checked first,
+        so that a missing file or a malformed ``--set`` is refused before anything else; the
+        props they make are checked by the app, as every prop is.
         """
+        paths = tuple(str(Path(path).resolve()) for path in values)
+        try:
+            read_layers(values, sets)
+        except ValuesError as error:
+            raise InvalidConfigError(f"--values/--set: {error}") from None
         where = (directory or Path.cwd()).resolve()
         if command is not None:
             if not command.strip():
                 raise InvalidConfigError("--app: must be a command such as 'python main.py', got an empty string")
-            return cls(command, where)
+            return cls(command, where, values=paths, sets=tuple(sets))
         config = where / CONFIG_FILE
         try:
             data = yaml.safe_load(config.read_text())
@@ -104,18 +129,22 @@ class AppCommand:
         app = data.get("app") if isinstance(data, dict) else None
         if not isinstance(app, str) or not app.strip():
             raise InvalidConfigError(f"{config} has no 'app:' command (e.g. 'app: python main.py')")
-        return cls(app, where)
+        return cls(app, where, values=paths, sets=tuple(sets))
 
     def environment(self, outdir: Path, cluster_ip: str | None) -> dict[str, str]:
-        """The app's environment: ours, the output directory, the ClusterIP, and our Python first on PATH.
+        """The app's environment: ours, the output directory, the ClusterIP, the values, and our Python first on PATH.
 
         ``python`` in the command is then the interpreter running the deploy (its venv),
         whatever the caller's shell has activated.
         """
         env = dict(os.environ)
         env["CDK8S_OUTDIR"] = str(outdir)
-        for variable in (CLUSTER_IP_ENV, CLUSTER_ENV, CONTEXT_ENV):
+        for variable in (CLUSTER_IP_ENV, CLUSTER_ENV, CONTEXT_ENV, VALUES_ENV, SET_ENV):
             env.pop(variable, None)
+        if self.values:
+            env[VALUES_ENV] = json.dumps(list(self.values))
+        if self.sets:
+            env[SET_ENV] = json.dumps(list(self.sets))
         if cluster_ip is not None:
             env[CLUSTER_IP_ENV] = cluster_ip
         if self.cluster:
@@ -158,13 +187,17 @@ class AppCommand:
 
 
 def app_inputs(app: AppCommand) -> dict[str, Any]:
-    """What the app is given beside its code, as the release history records it: the cluster it is synthesized for.
+    """What the app is given beside its code, as the release history records it: its cluster, values files and sets.
+
+    Each values file is recorded by its path and the sha256 of its content when the app ran.
 
     The one place that says what a revision records of the app's inputs
     (:mod:`constructs_nld.deploy.history`): whatever the app reads besides its project
     directory belongs here, so that a revision says from what it was synthesized.
     """
-    return {key: value for key, value in (("cluster", app.cluster), ("context", app.context)) if value is not None}
+    given = {key: value for key, value in (("cluster", app.cluster), ("context", app.context)) if value is not None}
+    values = {path: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in app.values}
+    return given | ({"values": values} if values else {}) | ({"sets": list(app.sets)} if app.sets else {})
 
 
 def read_charts(outdir: Path, command: str) -> tuple[AppChart, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from constructs_nld.deploy.cli import main
 from tests.controlplane import REPO_ROOT
@@ -33,6 +34,7 @@ def test_the_examples_are_the_documented_ones() -> None:
         "spec",
         "stub-zones",
         "team-chart",
+        "values-per-cluster",
     ]
     for example in EXAMPLES:
         assert f"[`{example.name}/`]({example.name}/)" in index
@@ -50,13 +52,19 @@ def test_cdk8s_synth_writes_the_examples_charts(example: Path, tmp_path: Path) -
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[path.name for path in EXAMPLES])
 def test_each_example_deploys_verifies_and_uninstalls_on_the_simulated_cluster(
-    example: Path, sim: SimulatedCluster, monkeypatch: pytest.MonkeyPatch
+    example: Path, sim: SimulatedCluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     tolerates_dedicated = example.name == "team-chart"
     # verify fails on a node whose taint the pods do not tolerate: only the team's app gets the dedicated node.
     sim.add_nodes([fleet_node("cpu", 1), *([fleet_node("dedicated", 1)] if tolerates_dedicated else [])])
     monkeypatch.chdir(example)
     cli = ["--kubeconfig", str(sim.control_plane.kubeconfig_path)]
+    if example.name == "values-per-cluster":
+        # The app picks values/<cluster>.yaml by the cluster's name, which a --contexts-from entry gives.
+        context = yaml.safe_load(sim.control_plane.kubeconfig_path.read_text())["current-context"]
+        clusters = tmp_path / "clusters.yaml"
+        clusters.write_text(f"clusters:\n  - context: {context}\n    name: staging\n")
+        cli += ["--contexts-from", str(clusters)]
 
     assert main([*cli, "--wait", "--progress", "plain", "--stall-after", "60"]) == 0
     daemon_set = sim.control_plane.fixture_api().get(DS_PATH)

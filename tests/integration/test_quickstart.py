@@ -1,7 +1,8 @@
-"""The README's quickstart, run as a new user runs it: its own lines, from a clean clone, on the simulated cluster.
+"""The README's quickstarts, run as a new user runs them: their own lines, from a clean clone, on the simulated cluster.
 
-The lines are read from the README (the ``sh`` block after ``<!-- quickstart -->``), so a
-README change that breaks the quickstart fails here. Two things differ from a user's
+The lines are read from the README (the ``sh`` block after ``<!-- quickstart -->``, and the
+values file's after ``<!-- quickstart-values -->``), so a README change that breaks a
+quickstart fails here. Two things differ from a user's
 machine, and neither is in the lines: the repository's URL is this checkout (a clone of
 what is committed), and pip installs from the wheelhouse ``make setup`` fills
 (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``), since nothing may be fetched. The kubeconfig is the
@@ -26,29 +27,37 @@ from tests.simcluster import SimulatedCluster
 README = REPO_ROOT / "README.md"
 URL = "<this repository's URL>"
 DS_PATH = "/apis/apps/v1/namespaces/kube-system/daemonsets/node-local-dns"
+COREFILE_PATH = "/api/v1/namespaces/kube-system/configmaps/node-local-dns"
+QUICKSTARTS = {
+    "quickstart": (),
+    # The values file's and the --set's changes, in the live Corefile.
+    "quickstart-values": ("success 20000 30", "denial 9984 10", "max_fails 3"),
+}
 
 
-def quickstart() -> list[str]:
-    """The quickstart's lines, as the README shows them."""
-    match = re.search(r"<!-- quickstart -->\n```sh\n(.*?)```", README.read_text(), re.S)
-    assert match, "README.md has no ```sh block after <!-- quickstart -->"
+def quickstart(marker: str = "quickstart") -> list[str]:
+    """A quickstart's lines, as the README shows them after ``<!-- marker -->``."""
+    match = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)```", README.read_text(), re.S)
+    assert match, f"README.md has no ```sh block after <!-- {marker} -->"
     return match.group(1).splitlines()
 
 
-def test_the_quickstart_is_at_most_ten_lines_that_start_from_a_clone_and_end_verified() -> None:
-    lines = quickstart()
+@pytest.mark.parametrize("marker", QUICKSTARTS)
+def test_the_quickstart_is_at_most_ten_lines_that_start_from_a_clone_and_end_verified(marker: str) -> None:
+    lines = quickstart(marker)
 
     assert 1 <= len(lines) <= 10, lines
     assert lines[0].startswith(f"git clone {URL} "), lines[0]
-    assert re.match(r"python deploy\.py verify\b", lines[-1]), lines[-1]
+    assert re.match(r"python deploy\.py (--values \S+ |--set \S+ )*verify\b", lines[-1]), lines[-1]
 
 
+@pytest.mark.parametrize("marker", QUICKSTARTS)
 def test_the_quickstart_from_a_clean_clone_ends_in_a_verified_install(
-    sim: SimulatedCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    marker: str, sim: SimulatedCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (WHEELHOUSE / ".done").exists(), f"no wheelhouse at {WHEELHOUSE}: `make setup` fills it"
     sim.add_nodes([fleet_node("cpu", 1)])
-    script = "\n".join(quickstart()).replace(URL, str(REPO_ROOT))
+    script = "\n".join(quickstart(marker)).replace(URL, str(REPO_ROOT))
     env = {
         key: value
         for key, value in os.environ.items()
@@ -80,5 +89,9 @@ def test_the_quickstart_from_a_clean_clone_ends_in_a_verified_install(
     assert re.search(r"^\d+ passed, 0 failed$", done.stdout, re.M), done.stdout[-2000:]
     daemon_set = sim.control_plane.fixture_api().get(DS_PATH)
     assert daemon_set is not None and daemon_set["status"]["numberReady"] == 1
+    config_map = sim.control_plane.fixture_api().get(COREFILE_PATH)
+    assert config_map is not None
+    for line in QUICKSTARTS[marker]:
+        assert line in config_map["data"]["Corefile"], config_map["data"]["Corefile"]
     with capsys.disabled():
-        print(f"\nquickstart: clone to verified install in {seconds:.1f}s")
+        print(f"\n{marker}: clone to verified install in {seconds:.1f}s")
