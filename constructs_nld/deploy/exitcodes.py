@@ -14,7 +14,7 @@ from typing import Final
 
 __all__ = ["COMMANDS", "EXIT_CODES", "ExitCode", "Meanings", "epilog", "markdown_table"]
 
-COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover")
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover", "convert")
 """The commands of ``deploy.py``; ``deploy`` is the default."""
 
 
@@ -35,6 +35,7 @@ class ExitCode(IntEnum):
     FORBIDDEN = 11
     CUTOVER = 12
     THROTTLED = 13
+    NOT_CARRIED = 14
     SIGINT = 130
     SIGTERM = 143
 
@@ -55,6 +56,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             (("uninstall",), "uninstalled, or nothing was installed"),
             (("soak",), "PASS: every signal passed"),
             (("cutover",), "done (status: the canary soak PASSED; rollback: also when there was nothing to roll back)"),
+            (("convert",), "every key of the values file carried"),
         ),
     ),
     (
@@ -78,6 +80,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 ("cutover",),
                 "bad arguments, kubeconfig or app; start: a ConfigMap change node-cache would reload on every node "
                 "(nothing applied)",
+            ),
+            (
+                ("convert",),
+                "bad arguments, or a values file unreadable, not YAML or with a key of the wrong type "
+                "(nothing written)",
             ),
         ),
     ),
@@ -185,6 +192,15 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 _CLUSTER,
                 "the API server kept throttling a request (429, 503) beyond --api-timeout: each write is whole or not "
                 "made, and a rerun when the load drops continues",
+            ),
+        ),
+    ),
+    (
+        ExitCode.NOT_CARRIED,
+        (
+            (
+                ("convert",),
+                "converted and written, but some keys could not be carried: each is listed on stderr with the reason",
             ),
         ),
     ),

@@ -30,6 +30,7 @@ __all__ = [
     "SPEC_WINDOW",
     "CommandOptions",
     "Connection",
+    "ConvertOptions",
     "CutoverOptions",
     "CutoverStep",
     "DeployOptions",
@@ -295,7 +296,21 @@ class CutoverOptions:
         _positive("stall_after", self.stall_after)
 
 
-CommandOptions = DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions
+@dataclass(frozen=True, kw_only=True)
+class ConvertOptions:
+    """What to convert: another deployer's values file, into this library's values (a file, or standard output)."""
+
+    deployer: Literal["deliveryhero"] = "deliveryhero"
+    """Whose values: ``deliveryhero``, the deliveryhero ``node-local-dns`` Helm chart's."""
+
+    values: str
+    """The values file to read."""
+
+    output: str | None = None
+    """The file to write the values to, only once the conversion succeeded. Default: - standard output."""
+
+
+CommandOptions = DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions | ConvertOptions
 """The options of one command."""
 
 
@@ -304,7 +319,7 @@ class Invocation:
     """One run of the CLI: the command with its options, the app, the clusters and how to reach them."""
 
     command: str
-    """``deploy``, ``verify``, ``uninstall``, ``soak`` or ``cutover``."""
+    """``deploy``, ``verify``, ``uninstall``, ``soak``, ``cutover`` or ``convert``."""
 
     options: CommandOptions
     """The command's own options."""
