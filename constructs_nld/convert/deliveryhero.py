@@ -36,6 +36,8 @@ __all__ = [
     "ConversionError",
     "Refusal",
     "Rule",
+    "chart_defaults",
+    "chart_value",
     "convert",
     "load",
 ]
@@ -813,7 +815,7 @@ def _rules() -> tuple[Rule, ...]:
             "serviceMonitor.relabelings", [], "list", "", "with `enabled`: refused when set", _read_with_its_switch
         ),
         Rule(
-            "serviceMonitor.namePrefix", "", "str", "", f"with `enabled`: refused when set ({_NAMES_FIXED})",
+            "serviceMonitor.namePrefix", "", "str", "", f"with `enabled`: refused when set: {_NAMES_FIXED}",
             _read_with_its_switch,
         ),
         Rule(
@@ -900,6 +902,16 @@ def chart_defaults() -> dict[str, Any]:
             node = node.setdefault(parent, {})
         node[name] = _copy(rule.default)
     return tree
+
+
+def chart_value(value: Any) -> str:
+    """A chart default as the docs show it: its YAML flow form in a code span, or ``unset``."""
+    if value is _UNSET:
+        return "unset"
+    if value == "":
+        return '`""`'
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+    return f"`{text}`"
 
 
 def _copy(value: Any) -> Any:

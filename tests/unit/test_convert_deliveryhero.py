@@ -7,6 +7,7 @@ import textwrap
 import types
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -556,3 +557,11 @@ def test_fails_when_the_file_is_not_yaml_or_not_a_mapping() -> None:
         load("a: 1\nb: [\n", "values.yaml")
     with pytest.raises(ConversionError, match=r"^values.yaml: must be a mapping of the chart's keys, got list$"):
         load("- a\n", "values.yaml")
+
+
+def test_the_pages_example_is_what_the_command_prints_for_the_charts_defaults() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "from-deliveryhero.md").read_text()
+    example = page.split("```console\n$ nld-deploy convert deliveryhero empty.yaml\n", 1)[1].split("```", 1)[0]
+    lines = [f"not carried: {line}" for line in DEFAULTS_REFUSED]
+
+    assert example == DEFAULTS_OUTPUT + "\n".join(lines) + "\n5 not carried; everything else is in the values\n"
