@@ -26,7 +26,7 @@ import yaml
 from constructs_nld import defaults
 from constructs_nld.dns import ForwardOptions, Prefetch, ServeStale, upstream_address
 from constructs_nld.durations import check_duration
-from constructs_nld.props import Ports, canonical_ipv6, check_labels
+from constructs_nld.props import Ports, Toleration, canonical_ipv6, check_labels
 
 __all__ = [
     "CHART",
@@ -331,11 +331,18 @@ def _upstream_forward(value: Any, converting: _Converting) -> None:
     converting.set("upstream_forward", options, {})
 
 
-def _mapping_prop(prop: str) -> Convert:
-    """A conversion that carries a mapping of labels or annotations to ``prop`` as it is."""
+def _mapping_prop(prop: str, *, labels: bool) -> Convert:
+    """A conversion that carries a mapping of annotations, or of ``labels`` (checked as such), to ``prop``."""
 
     def carry(value: dict[str, Any], converting: _Converting) -> None:
-        converting.set(prop, {str(key): str(item) for key, item in value.items()}, {})
+        mapping = {str(key): str(item) for key, item in value.items()}
+        if labels:
+            try:
+                check_labels(prop, mapping)
+            except ValueError as error:
+                converting.refuse(converting.key, str(error).removeprefix(f"{prop}: "))
+                return
+        converting.set(prop, mapping, {})
 
     return carry
 
@@ -553,6 +560,11 @@ def _tolerations(value: list[Any], converting: _Converting) -> None:
                 f"{where}.tolerationSeconds", "node-cache is never evicted on a timer: tolerated without it"
             )
         toleration = {name: item[name] for name in _TOLERATION_FIELDS if item.get(name) is not None}
+        try:
+            Toleration(**toleration)
+        except (TypeError, ValueError) as error:
+            converting.refuse(where, str(error).removeprefix("tolerations: ").removeprefix("tolerations."))
+            continue
         carried.append(toleration)
     ours = [
         {name: item for name, item in zip(_TOLERATION_FIELDS, row, strict=True) if item is not None}
@@ -749,8 +761,11 @@ def _rules() -> tuple[Rule, ...]:
             "service.annotations", {}, "map", "", f"refused when set: {no_prop}",
             _refuse_unless({}, "the metrics Service has no annotations prop"),
         ),
-        Rule("podAnnotations", {}, "map", "`pod_annotations`", "carried", _mapping_prop("pod_annotations")),
-        Rule("podLabels", {}, "map", "`pod_labels`", "carried", _mapping_prop("pod_labels")),
+        Rule(
+            "podAnnotations", {}, "map", "`pod_annotations`", "carried",
+            _mapping_prop("pod_annotations", labels=False),
+        ),
+        Rule("podLabels", {}, "map", "`pod_labels`", "carried", _mapping_prop("pod_labels", labels=True)),
         Rule(
             "configMapAnnotations", {}, "map", "", f"refused when set: {no_prop}",
             _refuse_unless({}, "the ConfigMap has no annotations prop"),

@@ -565,3 +565,44 @@ def test_the_pages_example_is_what_the_command_prints_for_the_charts_defaults() 
     lines = [f"not carried: {line}" for line in DEFAULTS_REFUSED]
 
     assert example == DEFAULTS_OUTPUT + "\n".join(lines) + "\n5 not carried; everything else is in the values\n"
+
+
+# The chart keys a team looks up first (issue 36), each named by some prop's "replaces" column.
+MOST_USED = (
+    "image.repository", "image.tag", "resources.requests.cpu", "resources.requests.memory", "resources.limits",
+    "tolerations", "podLabels", "updateStrategy.rollingUpdate.maxUnavailable", "config.localDns",
+    "config.dnsServer", "config.dnsDomain", "config.healthPort", "serviceMonitor.enabled", "serviceMonitor.labels",
+    "serviceMonitor.interval", "serviceMonitor.prometheusNamespace", "dashboard.enabled", "dashboard.label",
+    "dashboard.namespace", "config.customConfig", "config.commProtocol",
+)  # fmt: skip
+
+
+def test_the_props_tables_replaces_column_names_the_most_used_chart_keys() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme.split("<!-- generated: props -->", 1)[1].split("<!-- end generated -->", 1)[0]
+    replaces = {row.split(" | ")[0].strip("| `"): row.split(" | ")[-1] for row in table.strip().splitlines()[2:]}
+
+    named = {key: [p for p, text in replaces.items() if f"deliveryhero `{key}`" in text or f"`{key}`" in text]
+             for key in MOST_USED}  # fmt: skip
+
+    assert [key for key, props in named.items() if not props] == []
+    assert named["config.commProtocol"] == ["cluster_forward"]
+
+
+def test_a_toleration_or_a_label_the_props_would_refuse_is_refused_here_with_the_props_reason() -> None:
+    text = """
+        tolerations: [{key: dedicated, operator: Exists, value: ci}, {key: pool, effect: Sometimes}]
+        podLabels: {"bad key!": x}
+    """
+    assert converted(text) == (
+        DEFAULTS_OUTPUT.split("tolerations:")[0],
+        [
+            DEFAULTS_REFUSED[0],
+            DEFAULTS_REFUSED[1],
+            "podLabels: 'bad key!' is not a valid label key: the name part must be 1-63 alphanumerics, '-', '_' or "
+            "'.', starting and ending with an alphanumeric",
+            DEFAULTS_REFUSED[2],
+            "tolerations[0]: operator 'Exists' takes no value, got 'ci' for key 'dedicated'",
+            "tolerations[1]: effect must be NoSchedule, PreferNoSchedule or NoExecute, got 'Sometimes'",
+        ],
+    )
