@@ -24,7 +24,9 @@ from typing import Any, Final
 import yaml
 
 from constructs_nld import defaults
-from constructs_nld.dns import ForwardOptions, Prefetch, ServeStale, upstream_address
+from constructs_nld.convert.corefile_text import TextBlock, server_blocks
+from constructs_nld.corefile import Directive
+from constructs_nld.dns import REVERSE_ZONES, ForwardOptions, ForwardZone, Prefetch, ServeStale, upstream_address
 from constructs_nld.durations import check_duration
 from constructs_nld.props import Ports, Toleration, canonical_ipv6, check_labels
 
@@ -329,6 +331,90 @@ def _upstream_forward(value: Any, converting: _Converting) -> None:
         converting.refuse("config.upstreamForwardConfig", str(error).replace("forward.", "upstream_forward.", 1))
         return
     converting.set("upstream_forward", options, {})
+
+
+_AS_BLOCK: Final = ": write it as an extra_server_blocks block"
+_ZONE_PLUGINS: Final = frozenset({"errors", "cache", "reload", "loop", "bind", "forward", "prometheus"})
+"""What a block of ``config.extraServerBlocks`` may hold to be a forward zone: the library writes the rest itself."""
+
+
+def _extra_server_blocks(value: str, converting: _Converting) -> None:
+    if not value.strip():
+        return
+    try:
+        blocks = server_blocks(value)
+    except ValueError as error:
+        converting.refuse("config.extraServerBlocks", f"not a Corefile this converter reads ({error})")
+        return
+    zones = []
+    for block in blocks:
+        where = f"config.extraServerBlocks {' '.join(block.keys)}"
+        zone, reason = _forward_zone(block, converting.read("config.dnsDomain", defaults.CLUSTER_DOMAIN))
+        if zone is None:
+            converting.refuse(where, reason)
+        else:
+            zones.append(zone)
+    if zones:
+        converting.set("zones", zones, [])
+
+
+def _forward_zone(block: TextBlock, cluster_domain: str) -> tuple[dict[str, Any] | None, str]:
+    """The ``zones`` entry a block of ``config.extraServerBlocks`` is, or None and why it is not one."""
+    names = []
+    for key in block.keys:
+        name, _, port = key.removeprefix("dns://").partition(":")
+        if port not in ("", "53"):
+            return None, f"it listens on port {port}, and pods ask on 53"
+        name = name.rstrip(".").lower()
+        if not name or name == "." or "://" in key.removeprefix("dns://"):
+            return None, f"{key} is not a zone a forward zone takes{_AS_BLOCK}"
+        if any(name == zone or name.endswith(f".{zone}") for zone in (cluster_domain, *REVERSE_ZONES)):
+            return None, f"{name} is the cluster's (a zones entry with overrides_cluster_zones takes it, if meant)"
+        names.append(name)
+    others = sorted({d.name for d in block.directives} - _ZONE_PLUGINS)
+    if others:
+        return None, f"it uses {', '.join(others)}, which a forward zone has not{_AS_BLOCK}"
+    forwards = [d for d in block.directives if d.name == "forward"]
+    if len(forwards) != 1 or not forwards[0].args or forwards[0].args[0] != ".":
+        return None, f"it has no single 'forward .'{_AS_BLOCK}"
+    upstreams = []
+    for server in forwards[0].args[1:]:
+        try:
+            upstreams.append(upstream_address("upstreams", server))
+        except ValueError as error:
+            return None, str(error).removeprefix("upstreams: ")
+    options, reason = _forward_options(forwards[0].block)
+    if options is None:
+        return None, reason
+    zone: dict[str, Any] = {"names": names, "upstreams": upstreams}
+    if options:
+        zone["forward"] = options
+    caches = [d for d in block.directives if d.name == "cache"]
+    if caches and (caches[0].block or len(caches[0].args) > 1):
+        return None, f"its cache has options a forward zone's cache has not{_AS_BLOCK}"
+    if caches and caches[0].args and caches[0].args[0] != str(defaults.OTHER_ZONES_CACHE_TTL):
+        if not caches[0].args[0].isdigit():
+            return None, f"its cache TTL {caches[0].args[0]!r} is not a number of seconds"
+        zone["cache"] = {"ttl": int(caches[0].args[0])}
+    try:
+        ForwardZone(names=tuple(names), upstreams=tuple(upstreams), forward=ForwardOptions(**options))
+    except (TypeError, ValueError) as error:
+        return None, str(error)
+    return zone, ""
+
+
+def _forward_options(lines: tuple[Directive, ...]) -> tuple[dict[str, Any] | None, str]:
+    """The ``ForwardOptions`` fields of a ``forward`` block's lines, or None and why they are not."""
+    options: dict[str, Any] = {}
+    for line in lines:
+        if not line.args and line.name in ("force_tcp", "prefer_udp"):
+            options["protocol"] = line.name
+        elif len(line.args) == 1 and line.name in _FORWARD_OPTIONS:
+            number = line.name in ("max_fails", "max_concurrent") and line.args[0].isdigit()
+            options[line.name] = int(line.args[0]) if number else line.args[0]
+        else:
+            return None, f"its forward has {line.name}, which ForwardOptions has not{_AS_BLOCK}"
+    return options, ""
 
 
 def _mapping_prop(prop: str, *, labels: bool) -> Convert:
@@ -695,14 +781,11 @@ def _rules() -> tuple[Rule, ...]:
             ),
         ),
         Rule(
-            "config.extraServerBlocks", "", "str", "`zones`, `hosts`, `extra_server_blocks`",
-            "refused when set (a Corefile string): a forward zone becomes `zones`, static records `hosts`, any "
-            "other block `extra_server_blocks`, each typed and linted",
-            _refuse_unless(
-                "",
-                "a Corefile string: write a forward zone as zones, static records as hosts, any other block as "
-                "extra_server_blocks (each typed and linted)",
-            ),
+            "config.extraServerBlocks", "", "str", "`zones`",
+            "a block that only forwards a zone (`errors`, `cache [TTL]`, `reload`, `loop`, `bind`, `forward .` with "
+            "IPv6 servers and its options, `prometheus`) becomes a `zones` entry; another block is refused: write it "
+            "as an `extra_server_blocks` block",
+            _extra_server_blocks,
         ),
         Rule(
             "config.customConfig", "", "str", "the props that make the Corefile",

@@ -403,7 +403,7 @@ def test_each_refusal_names_its_key_and_reason() -> None:
           upstreamServers: "8.8.8.8 fd10::53"
           upstreamForwardConfig: {a: "max_connect_attempts 2", b: "force_tcp"}
           noIPv6Lookups: true
-          extraServerBlocks: "corp.example:53 {}"
+          extraServerBlocks: "corp.example:53 {\\n  rewrite name a.example b.example\\n  forward . fd10::53\\n}\\n"
           port: {number: 5353}
         nameOverride: nld
         updateStrategy: {rollingUpdate: {maxUnavailable: 0%, maxSurge: 1}}
@@ -436,8 +436,8 @@ def test_each_refusal_names_its_key_and_reason() -> None:
         "not support; use a ULA such as fd00::10); local_ip stays fd00::10",
         "config.noIPv6Lookups: on an IPv6-only cluster an empty answer to every AAAA query leaves pods no address to "
         "reach",
-        "config.extraServerBlocks: a Corefile string: write a forward zone as zones, static records as hosts, any "
-        "other block as extra_server_blocks (each typed and linted)",
+        "config.extraServerBlocks corp.example:53: it uses rewrite, which a forward zone has not: write it as an "
+        "extra_server_blocks block",
         "config.port.number: pods ask the kube-dns ClusterIP on port 53, which resolv.conf cannot change",
         "config.upstreamServers 8.8.8.8: must be an IPv6 address (the cluster is IPv6-only), got IPv4 '8.8.8.8'",
         "config.upstreamForwardConfig 'max_connect_attempts 2': not an option upstream_forward has (force_tcp, "
@@ -606,3 +606,87 @@ def test_a_toleration_or_a_label_the_props_would_refuse_is_refused_here_with_the
             "tolerations[1]: effect must be NoSchedule, PreferNoSchedule or NoExecute, got 'Sometimes'",
         ],
     )
+
+
+EXTRA_SERVER_BLOCKS = """
+    # forwarded to the company's resolvers
+    corp.example:53 {
+        errors
+        cache 60
+        reload
+        loop
+        bind fd00::10
+        forward . fd10::53 [fd10::54]:5353 {
+            force_tcp
+            max_concurrent 100
+        }
+        prometheus :9253
+    }
+    lab.example legacy.example. {
+        forward . fd10::55
+    }
+    v4.example:53 {
+        forward . 10.0.0.1
+    }
+    static.example:53 {
+        hosts {
+            fd10::1 x.static.example
+        }
+        forward . fd10::53
+    }
+    svc.cluster.local:53 {
+        forward . fd10::53
+    }
+    alt.example:5353 {
+        forward . fd10::53
+    }
+    policy.example:53 {
+        forward . fd10::53 {
+            max_connect_attempts 2
+        }
+    }
+"""
+
+
+def test_extra_server_blocks_that_only_forward_become_zones_and_the_others_are_refused() -> None:
+    values = {"config": {"localDns": "fd00::10", "dnsServer": "fd00::a", "extraServerBlocks": EXTRA_SERVER_BLOCKS}}
+
+    conversion = convert(merged(values, {"resources": {"limits": None}, "tolerations": None}))
+
+    assert conversion.values["zones"] == [
+        {
+            "names": ["corp.example"],
+            "upstreams": ["fd10::53", "[fd10::54]:5353"],
+            "forward": {"protocol": "force_tcp", "max_concurrent": 100},
+            "cache": {"ttl": 60},
+        },
+        {"names": ["lab.example", "legacy.example"], "upstreams": ["fd10::55"]},
+    ]
+    assert [refusal.line() for refusal in conversion.refusals] == [
+        "config.extraServerBlocks v4.example:53: must be an IPv6 address (the cluster is IPv6-only), got IPv4 "
+        "'10.0.0.1'",
+        "config.extraServerBlocks static.example:53: it uses hosts, which a forward zone has not: write it as an "
+        "extra_server_blocks block",
+        "config.extraServerBlocks svc.cluster.local:53: svc.cluster.local is the cluster's (a zones entry with "
+        "overrides_cluster_zones takes it, if meant)",
+        "config.extraServerBlocks alt.example:5353: it listens on port 5353, and pods ask on 53",
+        "config.extraServerBlocks policy.example:53: its forward has max_connect_attempts, which ForwardOptions has "
+        "not: write it as an extra_server_blocks block",
+    ]
+    build(NodeLocalDNSProps, conversion.values)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("a.example {\n  forward . fd10::53\n", "the block 'a.example' is not closed"),
+        ("}\n", "line 1: '}' closes no block"),
+        ("forward . fd10::53\n", "line 1: 'forward . fd10::53' is outside a server block"),
+        ("a.example { forward . fd10::53 }\n", "line 1: a brace must end its line or stand alone, got "
+         "'a.example { forward . fd10::53 }'"),
+    ],
+)  # fmt: skip
+def test_extra_server_blocks_it_cannot_read_are_refused_whole(text: str, why: str) -> None:
+    conversion = convert({"config": {"extraServerBlocks": text}})
+
+    assert conversion.refusals[2].line() == f"config.extraServerBlocks: not a Corefile this converter reads ({why})"
