@@ -483,14 +483,14 @@ class DnsOptions:
     cluster_forward: ForwardOptions = field(default_factory=_cluster_forward)
     """How the cluster domain and reverse zones forward to cluster CoreDNS. Default: - force_tcp (the spec's).
 
-    Replaces: Gardener ``forceTCPToClusterDNS``.
+    Replaces: deliveryhero ``config.commProtocol``; Gardener ``forceTCPToClusterDNS``.
     """
 
     upstream_forward: ForwardOptions = field(default_factory=ForwardOptions)
     """How the catch-all block forwards to the upstream servers. Default: - plain (the spec's).
 
-    Replaces: deliveryhero ``config.upstreamForwardConfig`` and ``config.commProtocol``; Gardener
-    ``forceTCPToUpstreamDNS``.
+    Replaces: deliveryhero ``config.upstreamForwardConfig``; kubespray ``dns_upstream_forward_extra_opts``;
+    Gardener ``forceTCPToUpstreamDNS``.
     """
 
     hosts: tuple[HostEntry, ...] = ()
@@ -502,7 +502,7 @@ class DnsOptions:
     query_log: tuple[LogClass, ...] = ()
     """Log the queries of these classes (all, denial, error, success) in every block. Default: - none (off).
 
-    Replaces: deliveryhero ``config.enableLogging``; AKS ``queryLogging``.
+    Replaces: deliveryhero ``config.enableLogging``; AKS ``queryLogging``; kubespray's fixed ``log`` of its zones.
     """
 
     dns64: Dns64 | None = None
@@ -522,7 +522,8 @@ class DnsOptions:
     ``kube_dns_cluster_ip`` when that is given, as in our blocks' ``bind`` (refused with
     ``portable``, which never fills it: bind ``__PILLAR__LOCAL__DNS__`` there). Zones in the
     cluster domain or the reverse zones need ``extra_server_blocks_override_cluster_zones``.
-    Replaces: deliveryhero ``config.extraServerBlocks``; kops ``additionalConfig``.
+    Replaces: deliveryhero ``config.extraServerBlocks``, and ``config.customConfig`` beside the other Corefile
+    props; kops ``additionalConfig`` and ``externalCoreFile``.
     """
 
     extra_server_blocks_override_cluster_zones: bool = False

@@ -107,7 +107,10 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     """
 
     cluster_domain: str = defaults.CLUSTER_DOMAIN
-    """Cluster DNS domain, written out: node-cache does not fill ``__PILLAR__DNS__DOMAIN__``. Default: cluster.local."""
+    """Cluster DNS domain, written out: node-cache does not fill ``__PILLAR__DNS__DOMAIN__``. Default: cluster.local.
+
+    Replaces: deliveryhero ``config.dnsDomain``; kubespray ``dns_domain``; kops ``kubeDNS.domain``.
+    """
 
     namespace: str = defaults.NAMESPACE
     """Namespace of the Services, ServiceAccount, ConfigMap and DaemonSet: kube-dns's, so only kube-system.
@@ -119,7 +122,10 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     """
 
     monitoring_namespace: str = defaults.ALERTS_NAMESPACE
-    """Namespace of the PodMonitor and PrometheusRule. Default: monitoring."""
+    """Namespace of the PodMonitor and PrometheusRule. Default: monitoring.
+
+    Replaces: deliveryhero ``serviceMonitor.prometheusNamespace`` and ``dashboard.namespace``.
+    """
 
     labels: Mapping[str, str] = field(default_factory=managed_by_labels)
     """Labels of every NLD object and its pods (a change rolls them) beside its own ``k8s-app``, which they may not set.
@@ -133,11 +139,14 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     pod_labels: Mapping[str, str] = field(default_factory=dict)
     """Labels of the node-cache pods beside their selector's, which they may not override. Default: - none.
 
-    Replaces: lablabs ``podLabels``.
+    Replaces: deliveryhero ``podLabels``; lablabs ``podLabels``.
     """
 
     monitoring_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.MONITORING_LABELS))
-    """Labels of the monitoring objects. Default: ``app.kubernetes.io/part-of: osdc-monitoring``."""
+    """Labels of the monitoring objects. Default: ``app.kubernetes.io/part-of: osdc-monitoring``.
+
+    Replaces: deliveryhero ``serviceMonitor.labels``.
+    """
 
     cache: CacheSettings = field(default_factory=CacheSettings)
     """Corefile cache settings of the spec's blocks, and their prefetch and serve_stale (off).
@@ -158,10 +167,16 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     """
 
     scrape_interval: str = defaults.SCRAPE_INTERVAL
-    """Scrape interval of both metrics endpoints. Default: 60s."""
+    """Scrape interval of both metrics endpoints. Default: 60s.
+
+    Replaces: deliveryhero ``serviceMonitor.interval``.
+    """
 
     monitoring: bool = True
-    """Whether to emit the monitoring chart (needs the prometheus-operator CRDs). Default: True."""
+    """Whether to emit the monitoring chart (needs the prometheus-operator CRDs). Default: True.
+
+    Replaces: deliveryhero ``serviceMonitor.enabled`` and ``prometheusScraping.enabled``.
+    """
 
     dashboard: bool = False
     """Whether the monitoring chart also holds the Grafana dashboard ConfigMap (``monitoring_namespace``).
@@ -169,11 +184,14 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     Off by default: only a Grafana dashboard sidecar watching that namespace for
     ``dashboard_labels`` makes use of it, which is a cluster's choice; and unlike the
     prometheus-operator kinds, a ConfigMap is applied even by ``deploy.py --skip-monitoring``.
-    Default: False.
+    Default: False. Replaces: deliveryhero ``dashboard.enabled``.
     """
 
     dashboard_labels: Mapping[str, str] = field(default_factory=lambda: dict(defaults.DASHBOARD_LABELS))
-    """Labels of the dashboard ConfigMap: the sidecar's label. Default: ``grafana_dashboard: "1"``."""
+    """Labels of the dashboard ConfigMap: the sidecar's label. Default: ``grafana_dashboard: "1"``.
+
+    Replaces: deliveryhero ``dashboard.label``.
+    """
 
     parts: NodeLocalDNSParts = field(init=False, repr=False, compare=False)
     """The props of every part, built once when these props are (not a parameter)."""

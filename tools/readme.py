@@ -5,7 +5,8 @@
 stale (``make readme`` and a test run it). The props table takes each field's summary and ``Default:`` line from its
 docstring, the same text the API reference shows, so a default is written in ``defaults.py``
 and in one docstring, and a test checks that docstring against the code. The tables are the
-props, the exit codes and the deployer's rules; the checks' lists take each check's text from
+props, the exit codes, the deployer's rules and the deliveryhero chart's keys (``convert``'s
+own mapping, :data:`constructs_nld.convert.deliveryhero.RULES`); the checks' lists take each check's text from
 its module's docstring, in the registry's order; the layout lists every module of the package
 with the first line of its docstring, so a module added, renamed or removed changes the page.
 """
@@ -384,6 +385,17 @@ def layout(root: Path = REPO) -> str:
     return "```\n" + "\n".join(lines) + "\n```\n"
 
 
+def deliveryhero_table() -> str:
+    """Every key of the deliveryhero chart, its default, the prop it becomes and how: ``convert``'s own table."""
+    from constructs_nld.convert.deliveryhero import RULES, chart_value
+
+    rows = ["| chart key | chart default | prop | how |", "| --- | --- | --- | --- |"]
+    for rule in RULES:
+        default = chart_value(rule.default)
+        rows.append(f"| `{rule.key}` | {default} | {rule.props or '-'} | {rule.how} |".replace("\n", " "))
+    return "\n".join(rows) + "\n"
+
+
 GENERATORS: Final[Mapping[str, Callable[[], str]]] = {
     "props": props_table,
     "exit-codes": exit_codes_table,
@@ -391,6 +403,7 @@ GENERATORS: Final[Mapping[str, Callable[[], str]]] = {
     "checks": verify_checks,
     "uninstalled-checks": uninstalled_checks,
     "layout": layout,
+    "deliveryhero": deliveryhero_table,
 }
 
 

@@ -1,7 +1,7 @@
 """The deploy CLI's argument layer: flags in, one typed :class:`~constructs_nld.deploy.options.Invocation` out.
 
-``nld-deploy [deploy|verify|uninstall|soak|cutover]`` (also ``python deploy.py``,
-``python -m constructs_nld.deploy``). Every command works on the project's cdk8s app — the
+``nld-deploy [deploy|verify|uninstall|soak|cutover|convert]`` (also ``python deploy.py``,
+``python -m constructs_nld.deploy``). Every command but ``convert`` works on the project's cdk8s app — the
 ``app:`` of ``./cdk8s.yaml``, the command ``cdk8s synth`` runs — or the one ``--app`` names,
 on the clusters the flags name (:mod:`constructs_nld.deploy.targets`). This module is the
 only one that sees ``argparse``: :func:`parse` turns the command line into options once,
@@ -36,6 +36,7 @@ from constructs_nld.deploy.exitcodes import COMMANDS, ExitCode, epilog
 from constructs_nld.deploy.options import (
     CommandOptions,
     Connection,
+    ConvertOptions,
     CutoverOptions,
     DeployOptions,
     FleetOptions,
@@ -334,7 +335,7 @@ def parser() -> argparse.ArgumentParser:
     commands = cli.add_subparsers(
         dest="command",
         metavar="{" + ",".join(COMMANDS) + "}",
-        help="deploy (default), verify, uninstall, soak, cutover, history or rollback",
+        help="deploy (default), verify, uninstall, soak, cutover, history, rollback or convert",
         parser_class=_Parser,
     )
     deploy_cli = _subcommand(
@@ -398,6 +399,7 @@ def parser() -> argparse.ArgumentParser:
     _soak(commands)
     _cutover(commands)
     _history(commands)
+    _convert(commands)
     return cli
 
 
@@ -572,6 +574,25 @@ def _history(commands: argparse._SubParsersAction[_Parser]) -> None:
     _history_max(rollback_cli)
 
 
+def _convert(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``convert DEPLOYER VALUES_FILE``: files alone, so none of the flags that name the app or a cluster."""
+    convert_cli = _subcommand(
+        commands,
+        "convert",
+        "write another deployer's values file as this library's values, listing what cannot be carried",
+        "Convert the values file of the deliveryhero node-local-dns Helm chart into this library's values "
+        "(docs/from-deliveryhero.md): the values to stdout (or --output), each key not carried to stderr with why.",
+        cluster=False,
+    )
+    convert_cli.add_argument("deployer", choices=("deliveryhero",), help="whose values: the deliveryhero chart's")
+    convert_cli.add_argument("values", metavar="VALUES_FILE", help="the chart's values file (helm get values -o yaml)")
+    convert_cli.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the values to FILE, only once the conversion succeeded (default: stdout)",
+    )
+
+
 def _with_command(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``deploy`` inserted where no command is named (``deploy`` is the default)."""
     args = list(argv)
@@ -653,6 +674,8 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
         return VerifyOptions(uninstalled=bool(flags["uninstalled"]))
     if command == "uninstall":
         return UninstallOptions(stall_after=stall_after, history_max=history_max)
+    if command == "convert":
+        return ConvertOptions(deployer=flags["deployer"], values=flags["values"], output=flags["output"])
     if command == "soak":
         return SoakOptions(
             window=flags["window"],

@@ -16,7 +16,7 @@ from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.session import ClusterRead, Session
 from constructs_nld.deploy.targets import Target
 
-__all__ = ["Command", "Outcome", "reads"]
+__all__ = ["Command", "Outcome", "Tool", "reads"]
 
 OptionsT = TypeVar("OptionsT")
 
@@ -55,3 +55,13 @@ class Command(Generic[OptionsT]):
 def reads(what: ClusterRead) -> Callable[[object], ClusterRead]:
     """A command's ``read`` that is the same whatever its options."""
     return lambda _: what
+
+
+@dataclass(frozen=True)
+class Tool(Generic[OptionsT]):
+    """A command of files alone (``convert``): run once, with neither the app nor a cluster."""
+
+    options: type[OptionsT]
+    """The options class it takes (:mod:`constructs_nld.deploy.options`)."""
+    run: Callable[[OptionsT, Callable[[str], None], Callable[[str], None]], ExitCode]
+    """The command, given its options and where to write standard output's lines and standard error's."""

@@ -14,7 +14,7 @@ from typing import Final
 
 __all__ = ["COMMANDS", "EXIT_CODES", "ExitCode", "Meanings", "epilog", "markdown_table"]
 
-COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover", "history", "rollback")
+COMMANDS: Final = ("deploy", "verify", "uninstall", "soak", "cutover", "history", "rollback", "convert")
 """The commands of ``deploy.py``; ``deploy`` is the default."""
 
 
@@ -35,6 +35,7 @@ class ExitCode(IntEnum):
     FORBIDDEN = 11
     CUTOVER = 12
     THROTTLED = 13
+    NOT_CARRIED = 14
     SIGINT = 130
     SIGTERM = 143
 
@@ -61,6 +62,7 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
             ),
             (("history",), "listed (also when no revision is recorded yet)"),
             (("rollback",), "the revision's objects applied again, and the rollback recorded"),
+            (("convert",), "every key of the values file carried"),
         ),
     ),
     (
@@ -89,6 +91,11 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 ("cutover",),
                 "bad arguments, kubeconfig or app; start: a ConfigMap change node-cache would reload on every node "
                 "(nothing applied)",
+            ),
+            (
+                ("convert",),
+                "bad arguments, or a values file unreadable, not YAML or with a key of the wrong type "
+                "(nothing written)",
             ),
         ),
     ),
@@ -206,6 +213,15 @@ EXIT_CODES: Final[tuple[tuple[ExitCode, Meanings], ...]] = (
                 _CLUSTER,
                 "the API server kept throttling a request (429, 503) beyond --api-timeout: each write is whole or not "
                 "made, and a rerun when the load drops continues",
+            ),
+        ),
+    ),
+    (
+        ExitCode.NOT_CARRIED,
+        (
+            (
+                ("convert",),
+                "converted and written, but some keys could not be carried: each is listed on stderr with the reason",
             ),
         ),
     ),

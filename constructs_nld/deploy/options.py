@@ -30,6 +30,7 @@ __all__ = [
     "SPEC_WINDOW",
     "CommandOptions",
     "Connection",
+    "ConvertOptions",
     "CutoverOptions",
     "CutoverStep",
     "DeployOptions",
@@ -336,8 +337,29 @@ class CutoverOptions:
         _positive("stall_after", self.stall_after)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ConvertOptions:
+    """What to convert: another deployer's values file, into this library's values (a file, or standard output)."""
+
+    deployer: Literal["deliveryhero"] = "deliveryhero"
+    """Whose values: ``deliveryhero``, the deliveryhero ``node-local-dns`` Helm chart's."""
+
+    values: str
+    """The values file to read."""
+
+    output: str | None = None
+    """The file to write the values to, only once the conversion succeeded. Default: - standard output."""
+
+
 CommandOptions = (
-    DeployOptions | VerifyOptions | UninstallOptions | SoakOptions | CutoverOptions | HistoryOptions | RollbackOptions
+    DeployOptions
+    | VerifyOptions
+    | UninstallOptions
+    | SoakOptions
+    | CutoverOptions
+    | HistoryOptions
+    | RollbackOptions
+    | ConvertOptions
 )
 """The options of one command."""
 
@@ -347,7 +369,7 @@ class Invocation:
     """One run of the CLI: the command with its options, the app, the clusters and how to reach them."""
 
     command: str
-    """``deploy``, ``verify``, ``uninstall``, ``soak``, ``cutover``, ``history`` or ``rollback``."""
+    """``deploy``, ``verify``, ``uninstall``, ``soak``, ``cutover``, ``history``, ``rollback`` or ``convert``."""
 
     options: CommandOptions
     """The command's own options."""

@@ -30,14 +30,14 @@ from typing import Any
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld import defaults
-from constructs_nld.deploy.command import Command, Outcome
+from constructs_nld.deploy.command import Command, Outcome, Tool
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code, unexpected
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.deploy.manifest import selector
-from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, VerifyOptions
+from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, Selection, VerifyOptions
 from constructs_nld.deploy.redact import redacting
 from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
 from constructs_nld.deploy.session import open_session
@@ -131,10 +131,12 @@ def run(
     invocation: Invocation, *, write: Callable[[str], None] = print, write_error: Callable[[str], None] = stderr
 ) -> int:
     """Run the invocation's command on its targets; the exit code. Every line it writes is redacted first."""
-    from constructs_nld.deploy.commands import COMMANDS
+    from constructs_nld.deploy.commands import COMMANDS, TOOLS
 
     write, write_error = redacting(write), redacting(write_error)
 
+    if invocation.command in TOOLS:
+        return _run_tool(invocation, TOOLS[invocation.command], write, write_error)
     command = COMMANDS[invocation.command]
     if not isinstance(invocation.options, command.options):
         raise TypeError(f"{invocation.command}: takes {command.options.__name__}, got {invocation.options!r}")
@@ -186,6 +188,25 @@ def run(
     )
     reporter.finish(rows)
     return summary_code(rows)
+
+
+def _run_tool(
+    invocation: Invocation, tool: Tool[Any], write: Callable[[str], None], write_error: Callable[[str], None]
+) -> int:
+    """A command of files alone: refused with a flag that names the app or a cluster, which it never reads."""
+    if not isinstance(invocation.options, tool.options):
+        raise TypeError(f"{invocation.command}: takes {tool.options.__name__}, got {invocation.options!r}")
+    if (
+        invocation.app is not None
+        or invocation.connection.kubeconfig is not None
+        or invocation.selection != Selection()
+    ):
+        write_error(
+            f"error: {invocation.command}: reads a file and touches neither the app nor a cluster: --app, "
+            "--kubeconfig, --context, --all-contexts and --contexts-from do not apply"
+        )
+        return ExitCode.INVALID
+    return tool.run(invocation.options, write, write_error)
 
 
 def _finished(outcome: Outcome, out: Callable[[str], None]) -> Outcome:

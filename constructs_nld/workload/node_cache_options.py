@@ -92,6 +92,8 @@ class NodeCacheOptions:
 
     A tag, a digest or both (``repo:tag@sha256:<digest>``): a digest pins the image, which a tag
     does not. The digest is ``sha256:`` and 64 lowercase hex digits, or ``sha512:`` and 128.
+    Replaces: deliveryhero ``image.repository`` and ``image.tag``; kubespray ``nodelocaldns_image_repo`` and
+    ``nodelocaldns_image_tag``; kops ``image``.
     """
 
     image_pull_policy: str = defaults.IMAGE_PULL_POLICY
@@ -102,6 +104,7 @@ class NodeCacheOptions:
 
     Kept in RFC 5952 form, as every other address: ``bind``, ``-localip``, ``health`` and the
     probe host spell it one way. Default: fd00::10 (a ULA: link-local would need a zone).
+    Replaces: deliveryhero ``config.localDns`` (an IPv6 one); kubespray ``nodelocaldns_ip``; kops ``localIP``.
     """
 
     kube_dns_cluster_ip: str | None = None
@@ -110,6 +113,7 @@ class NodeCacheOptions:
     ``deploy.py`` gives the app the live address (``$KUBE_DNS_CLUSTER_IP``). Must stay unset
     with ``portable``, where kubelet gives node-cache the address. Default: - the placeholder
     ``__KUBE_DNS_CLUSTER_IP__``, a preview that is never deployed.
+    Replaces: deliveryhero ``config.dnsServer`` (read live by the deploy instead).
     """
 
     portable: bool = False
@@ -127,31 +131,46 @@ class NodeCacheOptions:
     """Taints tolerated, listed explicitly (never a keyless ``Exists``, never empty).
 
     Default: - the spec's list: CriticalAddonsOnly, nvidia.com/gpu, node-fleet and instance-type.
+    Replaces: deliveryhero ``tolerations`` (each with a key).
     """
 
     cpu_request: str = defaults.CPU_REQUEST
-    """CPU request. Default: 25m."""
+    """CPU request. Default: 25m.
+
+    Replaces: deliveryhero ``resources.requests.cpu``; kubespray ``nodelocaldns_cpu_requests``; kops ``cpuRequest``.
+    """
 
     memory_request: str = defaults.MEMORY_REQUEST
-    """Memory request: cache headroom, not a cap. Default: 100Mi."""
+    """Memory request: cache headroom, not a cap. Default: 100Mi.
+
+    Replaces: deliveryhero ``resources.requests.memory``; kubespray ``nodelocaldns_memory_requests``; kops
+    ``memoryRequest``.
+    """
 
     limits: Mapping[str, str] = field(default_factory=dict)
     """Resource limits other than CPU and memory: ``ephemeral-storage`` or extended resources. Default: - none.
 
     CPU and memory limits are refused: an OOM kill orphans the NOTRACK rules and
     black-holes the node's DNS; CPU throttling is DNS latency.
+    Replaces: deliveryhero ``resources.limits`` but its memory and cpu (refused, as kubespray's
+    ``nodelocaldns_memory_limit``).
     """
 
     liveness: LivenessProbe = field(default_factory=LivenessProbe)
     """Liveness probe timings. Default: - the spec's (see ``LivenessProbe``)."""
 
     ports: Ports = field(default_factory=Ports)
-    """Listener ports. Default: - the spec's (see ``Ports``)."""
+    """Listener ports. Default: - the spec's (see ``Ports``).
+
+    Replaces: deliveryhero ``config.healthPort`` (``health``); kubespray ``nodelocaldns_health_port`` and
+    ``nodelocaldns_prometheus_port``.
+    """
 
     max_unavailable: str | int = defaults.MAX_UNAVAILABLE
     """Rolling-update budget: a percentage or a number of pods.
 
     A percentage, 1% to 100%, or a number of pods from 1. Default: 1% (seven nodes at once on a 700-node cluster).
+    Replaces: deliveryhero ``updateStrategy.rollingUpdate.maxUnavailable``; kubespray's ``serial``.
     """
 
     termination_grace_period_seconds: int = defaults.TERMINATION_GRACE_PERIOD_SECONDS
@@ -165,6 +184,8 @@ class NodeCacheOptions:
     ``fallthrough``: node-cache with ``-setupiptables=false`` and a ``keeper`` container that
     keeps rules applying only while node-cache listens, so lookups fall through to cluster
     CoreDNS the moment it is gone (:mod:`constructs_nld.keeper`).
+    Replaces: kubespray ``enable_nodelocaldns_secondary`` (``fallthrough`` answers its purpose, a node whose
+    node-cache is down still resolving).
     """
 
     privileged: bool = defaults.PRIVILEGED
@@ -175,12 +196,13 @@ class NodeCacheOptions:
     NET_RAW), without privilege escalation, under the runtime's default seccomp profile
     (``RuntimeDefault``). Privileged containers run unconfined: the runtime applies no
     seccomp profile to them.
+    Replaces: deliveryhero ``securityContext`` (its NET_ADMIN alone is ``privileged=False``).
     """
 
     node_selector: Mapping[str, str] = field(default_factory=dict)
     """Run only on nodes carrying these labels. Default: - every node the tolerations allow.
 
-    Replaces: lablabs ``nodeSelector``; kubespray's node selector of the nodelocaldns DaemonSet.
+    Replaces: lablabs ``nodeSelector``; kubespray ``nodelocaldns_ds_nodeselector``.
     """
 
     affinity: NodeAffinity | None = None
@@ -211,7 +233,7 @@ class NodeCacheOptions:
     """``RollingUpdate`` by ``max_unavailable``, or ``OnDelete``: a pod takes a new template only once deleted.
 
     ``OnDelete`` is kops' way: nodes take the change as they are replaced. Default: RollingUpdate.
-    Replaces: deliveryhero ``updateStrategy``.
+    Replaces: deliveryhero ``updateStrategy.type``; kops' ``OnDelete``.
     """
 
     read_kube_dns_config_map: bool = True

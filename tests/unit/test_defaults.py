@@ -112,7 +112,8 @@ def test_the_port_numbers_appear_in_prose_only_on_default_lines() -> None:
     restated = [
         f"{path.relative_to(package)}:{number}: {line.strip()}"
         for path in sorted(package.rglob("*.py"))
-        if path.name != "defaults.py"
+        # convert/ holds other deployers' own defaults (the chart's health port is 8080 too)
+        if path.name != "defaults.py" and path.parent.name != "convert"
         for line in path.read_text().splitlines()
         for number in numbers
         if re.search(rf"\b{number}\b", line) and "Default:" not in line

@@ -127,10 +127,10 @@ def test_nothing_past_the_argument_layer_sees_argparse() -> None:
 
 
 def test_the_command_registry_is_the_clis_list_of_commands_in_its_order() -> None:
-    from constructs_nld.deploy.commands import COMMANDS
+    from constructs_nld.deploy.commands import COMMANDS, TOOLS
     from constructs_nld.deploy.exitcodes import COMMANDS as NAMES
 
-    assert tuple(COMMANDS) == NAMES
+    assert (*COMMANDS, *TOOLS) == NAMES
 
 
 def test_every_wait_of_deploy_goes_through_the_one_wait_helper() -> None:

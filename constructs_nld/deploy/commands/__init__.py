@@ -3,8 +3,9 @@
 Each module declares its :class:`~constructs_nld.deploy.command.Command` as ``COMMAND``: a
 function of one cluster's session and its options, what it reads of the cluster first,
 and whether it runs across a fleet. :data:`COMMANDS` names them for the runner
-(:mod:`constructs_nld.deploy.runner`), in the order of
-:data:`constructs_nld.deploy.exitcodes.COMMANDS` (a test checks the two agree). Adding a
+(:mod:`constructs_nld.deploy.runner`), then :data:`TOOLS` the commands of files alone (a
+:class:`~constructs_nld.deploy.command.Tool`), in the order of
+:data:`constructs_nld.deploy.exitcodes.COMMANDS` (a test checks they agree). Adding a
 command is a module here, its line below, its options class
 (:mod:`constructs_nld.deploy.options`), its flags (:mod:`constructs_nld.deploy.cli`) and its
 exit codes (:mod:`constructs_nld.deploy.exitcodes`).
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from constructs_nld.deploy.command import Command
-from constructs_nld.deploy.commands import cutover, deploy, history, rollback, soak, uninstall, verify
+from constructs_nld.deploy.command import Command, Tool
+from constructs_nld.deploy.commands import convert, cutover, deploy, history, rollback, soak, uninstall, verify
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "TOOLS"]
 
 COMMANDS: Final[dict[str, Command[Any]]] = {
     "deploy": deploy.COMMAND,
@@ -29,3 +30,6 @@ COMMANDS: Final[dict[str, Command[Any]]] = {
     "rollback": rollback.COMMAND,
 }
 """Every command, by the name the CLI gives it."""
+
+TOOLS: Final[dict[str, Tool[Any]]] = {"convert": convert.TOOL}
+"""The commands of files alone: no app, no cluster."""
