@@ -27,6 +27,7 @@ from constructs_nld import defaults
 from constructs_nld.durations import duration_seconds
 
 __all__ = [
+    "OUTPUT_FORMATS",
     "SPEC_WINDOW",
     "CommandOptions",
     "Connection",
@@ -35,6 +36,7 @@ __all__ = [
     "DeployOptions",
     "FleetOptions",
     "Invocation",
+    "OutputFormat",
     "ProgressMode",
     "PrometheusAuth",
     "Selection",
@@ -44,6 +46,11 @@ __all__ = [
 ]
 
 ProgressMode = Literal["plain", "tty", "auto"]
+
+OutputFormat = Literal["text", "json"]
+"""``-o``: lines for people, or one JSON document on standard output (:mod:`constructs_nld.deploy.documents`)."""
+
+OUTPUT_FORMATS: Final[tuple[OutputFormat, ...]] = ("text", "json")
 
 CutoverStep = Literal["start", "status", "promote", "rollback"]
 
@@ -178,6 +185,12 @@ class VerifyOptions:
 
     uninstalled: bool = False
     """Check that an uninstall is complete instead: no object of the app's NodeLocal DNS, no node-cache pod."""
+
+    junit: str | None = None
+    """A file to write the checks to as JUnit XML, a testcase per check (:mod:`constructs_nld.deploy.junit`).
+
+    Default: - none.
+    """
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -315,3 +328,5 @@ class Invocation:
     connection: Connection = Connection()
     selection: Selection = Selection()
     fleet: FleetOptions = FleetOptions()
+    output: OutputFormat = "text"
+    """``json``: standard output carries one JSON document only, the lines go to standard error. Default: - text."""

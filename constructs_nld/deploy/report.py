@@ -4,19 +4,86 @@ With one cluster the lines go out as they are, and the one line that ends a fail
 (``error: …``) goes to standard error, so that a script reads the result on stdout and
 the reason on stderr. In a fleet every line carries its cluster's name (``[ci-east] …``),
 whole even when clusters run at once, errors among them, and a summary table follows.
+
+With ``-o json`` standard output carries one JSON document and nothing else, printed once
+the run is done: the command's own (:attr:`~constructs_nld.deploy.command.Outcome.document`)
+for one cluster, else the run's summary (:data:`FLEET_DOCUMENT`), whose every cluster carries
+its command's document. The lines a person reads go to standard error then.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Final
 
-from constructs_nld.deploy.fleet import Row, format_summary
+from constructs_nld.deploy.documents import DocumentSchema, array, integer, nullable, number, record, string
+from constructs_nld.deploy.fleet import Row, format_summary, summary_code
 from constructs_nld.deploy.targets import Target
 
-__all__ = ["ClusterReporter", "FleetReporter", "stderr"]
+__all__ = ["FLEET_DOCUMENT", "ClusterReporter", "FleetReporter", "fleet_document", "render", "stderr"]
+
+FLEET_DOCUMENT: Final = DocumentSchema(
+    "fleet",
+    "-o json: the run's summary",
+    "One run of a command on its clusters, as the summary table shows it: a fleet's, or one cluster's when the "
+    "command has no document of its own.",
+    {
+        "command": string("The command: deploy, verify, uninstall, soak, or cutover and its step."),
+        "exit_code": integer("The run's exit code: the worst cluster's, 0 when none failed."),
+        "clusters": array(
+            "One entry per cluster, in the order they were given.",
+            record(
+                "One cluster's row.",
+                {
+                    "name": string("The cluster's name: its clusters-file name, else its context."),
+                    "context": nullable(string("Its kubeconfig context; null for the current one.")),
+                    "result": string("In a few words, as the table says it: deployed, 12 passed, PASS, skipped."),
+                    "exit_code": nullable(integer("Its exit code; null when it did not run.")),
+                    "changed": nullable(integer("Objects created, configured or pruned; null when none can be.")),
+                    "pods": string("ready/desired node-cache pods after the command; - when unknown."),
+                    "seconds": number("How long it ran."),
+                    "skipped": string("Why it did not run (--fail-fast, a failed wave); empty when it ran."),
+                    "document": {
+                        "type": ["object", "null"],
+                        "description": "The command's own document (verify, soak, cutover status; its schema field "
+                        "names which), else null.",
+                    },
+                },
+            ),
+        ),
+    },
+)
+"""The run's summary in ``-o json`` (``docs/schemas/fleet.schema.json``)."""
+
+
+def fleet_document(command: str, rows: Sequence[Row]) -> dict[str, Any]:
+    """The summary of a run as :data:`FLEET_DOCUMENT` says it."""
+    clusters = []
+    for row in rows:
+        outcome = row.outcome
+        clusters.append(
+            {
+                "name": row.target.name,
+                "context": row.target.context,
+                "result": "skipped" if outcome is None else outcome.result,
+                "exit_code": row.exit_code,
+                "changed": None if outcome is None else outcome.changed,
+                "pods": "-" if outcome is None else outcome.pods,
+                "seconds": round(row.seconds, 3),
+                "skipped": row.skipped,
+                "document": None if outcome is None or outcome.document is None else dict(outcome.document),
+            }
+        )
+    return FLEET_DOCUMENT.document(command=command, exit_code=summary_code(rows), clusters=clusters)
+
+
+def render(document: Mapping[str, Any]) -> str:
+    """A document as ``-o json`` prints it: indented, keys in their declared order."""
+    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def stderr(line: str) -> None:
@@ -30,6 +97,10 @@ class ClusterReporter:
 
     write: Callable[[str], None] = print
     write_error: Callable[[str], None] = stderr
+    document: Callable[[str], None] | None = None
+    """Where ``-o json`` prints its document (standard output); None: text output."""
+    command: str = ""
+    """The command, as the run's summary names it."""
 
     def lines_of(self, target: Target) -> Callable[[str], None]:
         """The cluster's lines, unprefixed."""
@@ -43,7 +114,12 @@ class ClusterReporter:
         """Nothing to announce for one cluster."""
 
     def finish(self, rows: Sequence[Row]) -> None:
-        """No summary for one cluster: its lines said it all."""
+        """No summary for one cluster, its lines said it all; with ``-o json``, the command's document."""
+        if self.document is None:
+            return
+        outcome = rows[0].outcome if rows else None
+        shown = outcome.document if outcome is not None and outcome.document is not None else None
+        self.document(render(shown if shown is not None else fleet_document(self.command, rows)))
 
 
 @dataclass
@@ -51,6 +127,10 @@ class FleetReporter:
     """Several clusters: each line whole and prefixed with its cluster's name, then the summary."""
 
     write: Callable[[str], None] = print
+    document: Callable[[str], None] | None = None
+    """Where ``-o json`` prints the run's summary (standard output); None: text output."""
+    command: str = ""
+    """The command, as the run's summary names it."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def lines_of(self, target: Target) -> Callable[[str], None]:
@@ -73,5 +153,7 @@ class FleetReporter:
         self.write(f"[fleet] {command} on {len(targets)} clusters ({names}), {how}")
 
     def finish(self, rows: Sequence[Row]) -> None:
-        """The summary table."""
+        """The summary table; with ``-o json``, then the summary's document."""
         self.write(format_summary(rows))
+        if self.document is not None:
+            self.document(render(fleet_document(self.command, rows)))

@@ -14,7 +14,9 @@ For an :class:`~constructs_nld.deploy.options.Invocation` it:
    and identity (``$NLD_CLUSTER``, ``$NLD_CONTEXT``); with waves, each cluster is verified
    on the same charts after its deploy;
 5. reports through one reporter (:mod:`constructs_nld.deploy.report`) and returns the exit
-   code: the command's, or the worst cluster's.
+   code: the command's, or the worst cluster's. With ``-o json`` standard output carries the
+   run's one JSON document and every other line goes to standard error; ``verify --junit``
+   writes its file once every cluster is done.
 
 Every refusal is one line and an exit code (:mod:`constructs_nld.deploy.exitcodes`); none
 writes anything.
@@ -34,10 +36,11 @@ from constructs_nld.deploy.command import Command, Outcome
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code, unexpected
+from constructs_nld.deploy.junit import write_junit
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.deploy.manifest import selector
-from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, VerifyOptions
+from constructs_nld.deploy.options import Connection, CutoverOptions, DeployOptions, Invocation, VerifyOptions
 from constructs_nld.deploy.redact import redacting
 from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
 from constructs_nld.deploy.session import open_session
@@ -134,6 +137,8 @@ def run(
     from constructs_nld.deploy.commands import COMMANDS
 
     write, write_error = redacting(write), redacting(write_error)
+    as_json = invocation.output == "json"
+    lines = write_error if as_json else write  # with -o json, stdout carries the document alone
 
     command = COMMANDS[invocation.command]
     if not isinstance(invocation.options, command.options):
@@ -155,8 +160,9 @@ def run(
     except Exception as error:  # one line, whatever it is (a malformed kubeconfig the loader chokes on, a bug)
         write_error(f"error: {unexpected(error)}")
         return ExitCode.ERROR
-    if fleet and hasattr(options, "progress"):
-        options = replace(options, progress="plain")  # a redrawn line would mix the clusters' lines
+    if (fleet or as_json) and hasattr(options, "progress"):
+        # a redrawn line would mix the clusters' lines, or go to the standard output a document owns
+        options = replace(options, progress="plain")
     verify = COMMANDS["verify"]
 
     def task(target: Target, out: Callable[[str], None]) -> Outcome:
@@ -171,7 +177,13 @@ def run(
                 outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), out))
             return replace(outcome, pods=_pods(client)) if fleet else outcome
 
-    reporter = FleetReporter(write) if fleet else ClusterReporter(write, write_error)
+    label = invocation.command + (f" {options.step}" if isinstance(options, CutoverOptions) else "")
+    document = write if as_json else None
+    reporter = (
+        FleetReporter(lines, document=document, command=label)
+        if fleet
+        else ClusterReporter(lines, write_error, document=document, command=label)
+    )
     sizes = ", ".join(str(size) for size in waves)
     reporter.start(
         invocation.command, targets, f"in waves of {sizes}" if waves else f"{invocation.fleet.parallel} at a time"
@@ -180,6 +192,12 @@ def run(
         targets, task, reporter, parallel=invocation.fleet.parallel, fail_fast=invocation.fleet.fail_fast, waves=waves
     )
     reporter.finish(rows)
+    if isinstance(options, VerifyOptions) and options.junit:
+        try:
+            write_junit(options.junit, rows)
+        except OSError as error:
+            write_error(f"error: --junit: cannot write {options.junit!r}: {error.strerror or error}")
+            return ExitCode.ERROR
     return summary_code(rows)
 
 

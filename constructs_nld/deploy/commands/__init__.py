@@ -7,7 +7,8 @@ and whether it runs across a fleet. :data:`COMMANDS` names them for the runner
 :data:`constructs_nld.deploy.exitcodes.COMMANDS` (a test checks the two agree). Adding a
 command is a module here, its line below, its options class
 (:mod:`constructs_nld.deploy.options`), its flags (:mod:`constructs_nld.deploy.cli`) and its
-exit codes (:mod:`constructs_nld.deploy.exitcodes`).
+exit codes (:mod:`constructs_nld.deploy.exitcodes`); a command with a JSON document for
+``-o json`` declares it beside its code and adds it to :data:`DOCUMENTS`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any, Final
 
 from constructs_nld.deploy.command import Command
 from constructs_nld.deploy.commands import cutover, deploy, soak, uninstall, verify
+from constructs_nld.deploy.documents import DocumentSchema
+from constructs_nld.deploy.report import FLEET_DOCUMENT
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "DOCUMENTS"]
 
 COMMANDS: Final[dict[str, Command[Any]]] = {
     "deploy": deploy.COMMAND,
@@ -27,3 +30,11 @@ COMMANDS: Final[dict[str, Command[Any]]] = {
     "cutover": cutover.COMMAND,
 }
 """Every command, by the name the CLI gives it."""
+
+DOCUMENTS: Final[tuple[DocumentSchema, ...]] = (
+    verify.DOCUMENT,
+    soak.DOCUMENT,
+    cutover.STATUS_DOCUMENT,
+    FLEET_DOCUMENT,
+)
+"""Every document of ``-o json``; ``python tools/schemas.py`` writes each one's JSON Schema under docs/schemas/."""
