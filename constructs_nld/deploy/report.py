@@ -3,7 +3,10 @@
 With one cluster the lines go out as they are, and the one line that ends a failed run
 (``error: …``) goes to standard error, so that a script reads the result on stdout and
 the reason on stderr. In a fleet every line carries its cluster's name (``[ci-east] …``),
-whole even when clusters run at once, errors among them, and a summary table follows.
+whole even when clusters run at once, errors among them, and a summary table follows. While
+a fleet runs, its display (:mod:`constructs_nld.deploy.fleetview`) shows where each cluster
+stands: on a terminal a block of one line per cluster replaces the step lines, which scroll
+by otherwise; in a CI log a summary line comes every minute.
 
 With ``-o json`` standard output carries one JSON document and nothing else, printed once
 the run is done: the command's own (:attr:`~constructs_nld.deploy.command.Outcome.document`)
@@ -17,11 +20,14 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from constructs_nld.deploy.command import Outcome
 from constructs_nld.deploy.documents import DocumentSchema, array, integer, nullable, number, record, string
 from constructs_nld.deploy.fleet import Row, format_summary, summary_code
+from constructs_nld.deploy.fleetview import FleetBoard, PlainFleetDisplay, TtyFleetDisplay
 from constructs_nld.deploy.targets import Target
 
 __all__ = ["FLEET_DOCUMENT", "ClusterReporter", "FleetReporter", "fleet_document", "render", "stderr"]
@@ -49,8 +55,8 @@ FLEET_DOCUMENT: Final = DocumentSchema(
                     "skipped": string("Why it did not run (--fail-fast, a failed wave); empty when it ran."),
                     "document": {
                         "type": ["object", "null"],
-                        "description": "The command's own document (verify, soak, cutover status; its schema field "
-                        "names which), else null.",
+                        "description": "The command's own document (verify, soak, cutover status; with deploy "
+                        "--waves, the verify after the deploy; its schema field names which), else null.",
                     },
                 },
             ),
@@ -106,9 +112,20 @@ class ClusterReporter:
         """The cluster's lines, unprefixed."""
         return self.write
 
+    def results_of(self, target: Target) -> Callable[[str], None]:
+        """What the command prints once done (check results, diffs): as its other lines."""
+        return self.write
+
     def error(self, target: Target, message: str) -> None:
         """The error on its own line, on standard error."""
         self.write_error(message)
+
+    def finished(self, target: Target, outcome: Outcome) -> None:
+        """Nothing to show: its lines said it."""
+
+    def running(self) -> AbstractContextManager[None]:
+        """Nothing runs beside one cluster."""
+        return nullcontext()
 
     def start(self, command: str, targets: Sequence[Target], how: str) -> None:
         """Nothing to announce for one cluster."""
@@ -131,29 +148,84 @@ class FleetReporter:
     """Where ``-o json`` prints the run's summary (standard output); None: text output."""
     command: str = ""
     """The command, as the run's summary names it."""
+    board: FleetBoard | None = None
+    """Where each cluster stands, for the display; None: no display (lines only)."""
+    tty: TtyFleetDisplay | None = None
+    """On a terminal: the block of one line per cluster, in place of the step lines."""
+    plain: PlainFleetDisplay | None = None
+    """In a CI log: the summary line every minute."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def _print(self, target: Target, text: str) -> None:
+        prefixed = [f"[{target.name}] {line}" for line in str(text).splitlines() or [""]]
+        if self.tty is not None:
+            self.tty.redraw(above=prefixed)
+            return
+        with self.lock:
+            for line in prefixed:
+                self.write(line)
+
     def lines_of(self, target: Target) -> Callable[[str], None]:
-        """The cluster's lines, each prefixed ``[name] ``; a text of several lines is split."""
+        """The cluster's step lines, each prefixed ``[name] ``; on a terminal, its line of the block instead."""
 
         def out(text: str) -> None:
-            with self.lock:
-                for line in str(text).splitlines() or [""]:
-                    self.write(f"[{target.name}] {line}")
+            if self.board is not None:
+                self.board.line(target.name, (str(text).splitlines() or [""])[-1])
+            if self.tty is not None:
+                self.tty.redraw()
+                return
+            self._print(target, text)
+            if self.plain is not None:
+                self.plain.tick()
 
         return out
 
+    def results_of(self, target: Target) -> Callable[[str], None]:
+        """What the cluster's command prints once done (check results, diffs): prefixed, and kept on a terminal."""
+        return lambda text: self._print(target, text)
+
     def error(self, target: Target, message: str) -> None:
-        """The error among the cluster's lines."""
-        self.lines_of(target)(message)
+        """The error among the cluster's lines, kept on a terminal; the cluster failed."""
+        if self.board is not None:
+            self.board.finished(target.name, ok=False, result=message.splitlines()[0] if message else "failed")
+        self._print(target, message)
+
+    def finished(self, target: Target, outcome: Outcome) -> None:
+        """The cluster's command returned ``outcome``: its line of the display says so."""
+        if self.board is None:
+            return
+        self.board.finished(target.name, ok=outcome.exit_code == 0, result=outcome.result)
+        self.refresh()
+
+    def running(self) -> AbstractContextManager[None]:
+        """While the clusters run: in a CI log, the summary line every minute."""
+        return self.plain.running() if self.plain is not None else nullcontext()
+
+    def refresh(self) -> None:
+        """Show the board's change: redraw the block on a terminal; in a CI log, the summary if it is due."""
+        if self.tty is not None:
+            self.tty.redraw()
+        elif self.plain is not None:
+            self.plain.tick()
 
     def start(self, command: str, targets: Sequence[Target], how: str) -> None:
         """Which clusters, and how many at once."""
         names = ", ".join(target.name for target in targets)
-        self.write(f"[fleet] {command} on {len(targets)} clusters ({names}), {how}")
+        line = f"[fleet] {command} on {len(targets)} clusters ({names}), {how}"
+        if self.tty is not None:
+            self.tty.redraw(above=[line])
+        else:
+            self.write(line)
 
     def finish(self, rows: Sequence[Row]) -> None:
-        """The summary table; with ``-o json``, then the summary's document."""
+        """The block's last state, then the summary table; with ``-o json``, then the summary's document."""
+        if self.board is not None:
+            for row in rows:
+                if row.outcome is None:
+                    self.board.skipped(row.target.name, row.skipped)
+        if self.tty is not None:
+            self.tty.redraw()
+            self.tty.close()
         self.write(format_summary(rows))
         if self.document is not None:
             self.document(render(fleet_document(self.command, rows)))

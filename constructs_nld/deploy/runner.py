@@ -25,9 +25,11 @@ writes anything.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TextIO
 
 from kubernetes.client.exceptions import ApiException
 
@@ -36,13 +38,16 @@ from constructs_nld.deploy.command import Command, Outcome
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code, unexpected
+from constructs_nld.deploy.fleetview import FleetBoard, FleetRollout, PlainFleetDisplay, TtyFleetDisplay
 from constructs_nld.deploy.junit import write_junit
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.deploy.manifest import selector
 from constructs_nld.deploy.options import Connection, CutoverOptions, DeployOptions, Invocation, VerifyOptions
+from constructs_nld.deploy.progress import PlainProgress
 from constructs_nld.deploy.redact import redacting
 from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
+from constructs_nld.deploy.rollout import Progress
 from constructs_nld.deploy.session import open_session
 from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.targets import Target, select
@@ -101,12 +106,13 @@ def _pods(client: KubeClient) -> str:
 
 
 def _with_verify(deployed: Outcome, checked: Outcome) -> Outcome:
-    """A wave's deploy followed by its verify, as one row."""
+    """A wave's deploy followed by its verify, as one row (whose document, for ``-o json``, is the verify's)."""
     return replace(
         deployed,
         result=f"{deployed.result}, verify: {checked.result}",
         exit_code=checked.exit_code,
         lines=deployed.lines + checked.lines,
+        document=checked.document,
     )
 
 
@@ -160,37 +166,57 @@ def run(
     except Exception as error:  # one line, whatever it is (a malformed kubeconfig the loader chokes on, a bug)
         write_error(f"error: {unexpected(error)}")
         return ExitCode.ERROR
+    display = _display(options, sys.stderr if as_json else sys.stdout) if fleet else None
     if (fleet or as_json) and hasattr(options, "progress"):
         # a redrawn line would mix the clusters' lines, or go to the standard output a document owns
         options = replace(options, progress="plain")
     verify = COMMANDS["verify"]
+    label = invocation.command + (f" {options.step}" if isinstance(options, CutoverOptions) else "")
+    document = write if as_json else None
+    reporter: ClusterReporter | FleetReporter = ClusterReporter(lines, write_error, document=document, command=label)
+    if fleet:
+        board = FleetBoard([target.name for target in targets], invocation.command)
+        tty = TtyFleetDisplay(board, display, _columns) if display is not None else None
+        plain = None if tty is not None else PlainFleetDisplay(board, lines)
+        reporter = FleetReporter(lines, document=document, command=label, board=board, tty=tty, plain=plain)
+
+    def shown(target: Target, out: Callable[[str], None]) -> Progress | None:
+        """A fleet's rollout: on the board, and printed too in a CI log."""
+        if not isinstance(reporter, FleetReporter) or reporter.board is None:
+            return None
+        printed = PlainProgress(out) if reporter.tty is None else None
+        return FleetRollout(reporter.board, target.name, printed, reporter.refresh)
 
     def task(target: Target, out: Callable[[str], None]) -> Outcome:
         client = clients.get(target.name)
         source = replace(app, cluster=target.name or None, context=target.context)
+        results, progress = reporter.results_of(target), shown(target, out)
         if client is None:
-            return _finished(command.run(open_session(None, source, read=read, target=target, out=out), options), out)
-        with client.reporting_retries(out):
-            session = open_session(client, source, read=read, target=target, out=out)
-            outcome = _finished(command.run(session, options), out)
-            if waves:
-                outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), out))
-            return replace(outcome, pods=_pods(client)) if fleet else outcome
+            session = open_session(None, source, read=read, target=target, out=out)
+            outcome = _finished(command.run(replace(session, progress=progress), options), results)
+        else:
+            with client.reporting_retries(out):
+                session = replace(open_session(client, source, read=read, target=target, out=out), progress=progress)
+                outcome = _finished(command.run(session, options), results)
+                if waves:
+                    outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), results))
+                outcome = replace(outcome, pods=_pods(client)) if fleet else outcome
+        reporter.finished(target, outcome)
+        return outcome
 
-    label = invocation.command + (f" {options.step}" if isinstance(options, CutoverOptions) else "")
-    document = write if as_json else None
-    reporter = (
-        FleetReporter(lines, document=document, command=label)
-        if fleet
-        else ClusterReporter(lines, write_error, document=document, command=label)
-    )
     sizes = ", ".join(str(size) for size in waves)
     reporter.start(
         invocation.command, targets, f"in waves of {sizes}" if waves else f"{invocation.fleet.parallel} at a time"
     )
-    rows: list[Row] = run_fleet(
-        targets, task, reporter, parallel=invocation.fleet.parallel, fail_fast=invocation.fleet.fail_fast, waves=waves
-    )
+    with reporter.running():
+        rows: list[Row] = run_fleet(
+            targets,
+            task,
+            reporter,
+            parallel=invocation.fleet.parallel,
+            fail_fast=invocation.fleet.fail_fast,
+            waves=waves,
+        )
     reporter.finish(rows)
     if isinstance(options, VerifyOptions) and options.junit:
         try:
@@ -199,6 +225,18 @@ def run(
             write_error(f"error: --junit: cannot write {options.junit!r}: {error.strerror or error}")
             return ExitCode.ERROR
     return summary_code(rows)
+
+
+def _display(options: object, stream: TextIO) -> TextIO | None:
+    """The terminal a fleet's block is drawn on: ``--progress tty``, or ``auto`` on a terminal; None: a CI log."""
+    mode = getattr(options, "progress", "auto")
+    if mode == "auto":
+        mode = "tty" if stream.isatty() and os.environ.get("TERM", "") != "dumb" else "plain"
+    return stream if mode == "tty" else None
+
+
+def _columns() -> int:
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 def _finished(outcome: Outcome, out: Callable[[str], None]) -> Outcome:

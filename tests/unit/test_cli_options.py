@@ -105,3 +105,40 @@ def test_the_program_is_named_as_it_was_invoked(argv0: str, usage: str, again: s
         assert hint("cutover promote") == (again or f"'{usage} cutover promote'")
     finally:
         program.use(before)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-o", "json", "verify"],
+        ["verify", "-o", "json"],
+        ["verify", "--output=json"],
+        ["soak", "--prometheus", "http://p:9090", "-o", "json"],
+        ["cutover", "status", "-o", "json"],
+        ["--context", "a", "--context", "b", "-o", "json"],
+    ],
+)
+def test_output_json_is_taken_before_or_after_any_command(argv: list[str]) -> None:
+    assert parse(argv).output == "json"
+
+
+def test_output_is_text_by_default_and_junit_is_verifys() -> None:
+    assert parse(["verify"]).output == "text"
+    assert parse(["verify", "--junit", "verify.xml"]).options == VerifyOptions(junit="verify.xml")
+
+
+def test_fails_when_the_output_is_neither_text_nor_json(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        parse(["verify", "-o", "yaml"])
+
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: argument -o/--output: invalid choice: 'yaml'") and err.count("\n") == 1, err
+
+
+def test_fails_when_junit_is_given_to_another_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        parse(["uninstall", "--junit", "out.xml"])
+
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.startswith("error: unrecognized arguments: --junit out.xml")

@@ -19,13 +19,13 @@ _CHANGED: Final = ("created", "configured", "pruned")
 def deploy(session: Session, options: DeployOptions | None = None, progress: Progress | None = None) -> DeployReport:
     """Deploy the session's app to its cluster; one line per step to the session's output.
 
-    With ``options.wait``, ``progress`` shows the rollout (default: as ``options.progress``
-    says, through the session's output). Raises a
+    With ``options.wait``, ``progress`` shows the rollout (default: the session's, else as
+    ``options.progress`` says, through the session's output). Raises a
     :class:`~constructs_nld.deploy.errors.DeployError` (whose ``exit_code`` the CLI returns)
     or ``ApiException`` for a request the API server refused.
     """
     options = options or DeployOptions()
-    shown = progress or make_progress(options.progress, session.out)
+    shown = progress or session.progress or make_progress(options.progress, session.out)
     return run_steps(DeployState(session, options, shown))
 
 
