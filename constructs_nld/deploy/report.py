@@ -156,6 +156,11 @@ class FleetReporter:
     """In a CI log: the summary line every minute."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def say(self, line: str) -> None:
+        """Write one line of the fleet's own, whole among the clusters' lines."""
+        with self.lock:
+            self.write(line)
+
     def _print(self, target: Target, text: str) -> None:
         prefixed = [f"[{target.name}] {line}" for line in str(text).splitlines() or [""]]
         if self.tty is not None:

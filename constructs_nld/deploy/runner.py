@@ -177,8 +177,9 @@ def run(
     if fleet:
         board = FleetBoard([target.name for target in targets], invocation.command)
         tty = TtyFleetDisplay(board, display, _columns) if display is not None else None
-        plain = None if tty is not None else PlainFleetDisplay(board, lines)
-        reporter = FleetReporter(lines, document=document, command=label, board=board, tty=tty, plain=plain)
+        reporter = FleetReporter(lines, document=document, command=label, board=board, tty=tty)
+        if tty is None:
+            reporter.plain = PlainFleetDisplay(board, reporter.say)
 
     def shown(target: Target, out: Callable[[str], None]) -> Progress | None:
         """A fleet's rollout: on the board, and printed too in a CI log."""
