@@ -46,7 +46,7 @@ help:
 	@echo "make bench   run the benchmarks under bench/"
 	@echo "make lock    regenerate requirements/*.lock from pyproject.toml's pins with uv (hashed, every Python and platform)"
 	@echo "make imports regenerate imports/ from ../shared/crds with cdk8s import"
-	@echo "make readme  regenerate the generated regions of the README and docs/ (props, exit codes, checks, layout)"
+	@echo "make readme  regenerate the generated regions of the README and docs/ (props, exit codes, checks, layout) and docs/schemas/"
 	@echo "make docs    build the documentation site and API reference into .cache/site (make docs SITE=DIR: elsewhere)"
 	@echo "make screenshots  build the site, then screenshot its home and props pages into docs/screenshots/"
 
@@ -152,6 +152,7 @@ imports: setup
 
 readme: setup
 	$(PY) tools/readme.py
+	$(PY) tools/schemas.py
 
 # The documentation site (mkdocs.yml): docs/*.md and the API reference mkdocstrings renders from the docstrings.
 # --strict: a warning (a broken link, a docstring griffe cannot read) fails the build. NO_MKDOCS_2_WARNING

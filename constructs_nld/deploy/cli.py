@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn, cast
@@ -34,6 +35,7 @@ from constructs_nld.defaults import (
 )
 from constructs_nld.deploy.exitcodes import COMMANDS, ExitCode, epilog
 from constructs_nld.deploy.options import (
+    OUTPUT_FORMATS,
     CommandOptions,
     Connection,
     ConvertOptions,
@@ -42,6 +44,7 @@ from constructs_nld.deploy.options import (
     FleetOptions,
     HistoryOptions,
     Invocation,
+    OutputFormat,
     ProgressMode,
     PrometheusAuth,
     RollbackOptions,
@@ -76,6 +79,8 @@ _COMMON_WITH_VALUE: Final = (
     "--parallel",
     "--qps",
     "--burst",
+    "-o",
+    "--output",
 )
 
 _COMMON_FLAGS: Final = ("--all-contexts", "--fail-fast")
@@ -154,6 +159,28 @@ def _progress(text: str) -> str:
     return text
 
 
+def _output(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """``-o/--output``: text for people, or one JSON document for machines."""
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=OUTPUT_FORMATS,
+        default=argparse.SUPPRESS if suppress else "text",
+        help="'json': standard output carries one JSON document only (verify, soak, cutover status, history: theirs; "
+        "otherwise and for a fleet, the run's summary), every other line goes to standard error; "
+        "schemas in docs/schemas/ (default: text)",
+    )
+
+
+def _junit_file(text: str) -> str:
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"{text!r}: its directory {folder!r} does not exist")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory: name the file to write")
+    return text
+
+
 def _duration(text: str) -> float:
     try:
         return duration_seconds("duration", text)
@@ -211,6 +238,7 @@ def _common(*, suppress: bool) -> _Parser:
         help="one kubeconfig file (default: $KUBECONFIG's files merged, else ~/.kube/config, else in-cluster)",
     )
     _fleet_options(common, suppress=suppress)
+    _output(common, suppress=suppress)
     _all_timeouts(common, suppress=suppress)
     _timeouts(common, "api_timeout", suppress=suppress)
     common.add_argument(
@@ -387,6 +415,13 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check instead that an uninstall is complete: no object of the app's NodeLocal DNS, no node-cache pod",
     )
+    verify_cli.add_argument(
+        "--junit",
+        type=_junit_file,
+        metavar="FILE",
+        help="also write the checks to FILE as JUnit XML for CI: one testcase per check (a failure as <failure>), "
+        "one testsuite per cluster",
+    )
     uninstall_cli = _subcommand(
         commands,
         "uninstall",
@@ -443,6 +478,7 @@ def _soak(commands: argparse._SubParsersAction[_Parser]) -> None:
         "~/.kube/config)",
     )
     _fleet_options(soak_cli, suppress=True)
+    _output(soak_cli, suppress=True)
     soak_cli.add_argument(
         "--window",
         type=_duration,
@@ -585,9 +621,12 @@ def _convert(commands: argparse._SubParsersAction[_Parser]) -> None:
         cluster=False,
     )
     convert_cli.add_argument("deployer", choices=("deliveryhero",), help="whose values: the deliveryhero chart's")
-    convert_cli.add_argument("values", metavar="VALUES_FILE", help="the chart's values file (helm get values -o yaml)")
+    convert_cli.add_argument(
+        "values_file", metavar="VALUES_FILE", help="the chart's values file (helm get values -o yaml)"
+    )
     convert_cli.add_argument(
         "--output",
+        dest="output_file",
         metavar="FILE",
         help="write the values to FILE, only once the conversion succeeded (default: stdout)",
     )
@@ -671,11 +710,11 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
     if command == "history":
         return HistoryOptions()
     if command == "verify":
-        return VerifyOptions(uninstalled=bool(flags["uninstalled"]))
+        return VerifyOptions(uninstalled=bool(flags["uninstalled"]), junit=flags["junit"])
     if command == "uninstall":
         return UninstallOptions(stall_after=stall_after, history_max=history_max)
     if command == "convert":
-        return ConvertOptions(deployer=flags["deployer"], values=flags["values"], output=flags["output"])
+        return ConvertOptions(deployer=flags["deployer"], values=flags["values_file"], output=flags["output_file"])
     if command == "soak":
         return SoakOptions(
             window=flags["window"],
@@ -745,6 +784,7 @@ def parse(argv: Sequence[str]) -> Invocation:
             fail_fast=bool(flags["fail_fast"]),
             waves=flags["waves"],
         ),
+        output=cast(OutputFormat, flags["output"] or "text"),  # one of OUTPUT_FORMATS: argparse checked it
     )
 
 

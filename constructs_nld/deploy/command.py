@@ -8,9 +8,9 @@ runs it, and reports its :class:`Outcome` the same way for one cluster and for a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.session import ClusterRead, Session
@@ -34,6 +34,11 @@ class Outcome:
     """``ready/desired`` node-cache pods after the command, as a fleet's summary shows them."""
     lines: tuple[str, ...] = ()
     """What to print once it is done (its step lines went out while it ran): check results, a diff, a table."""
+    document: Mapping[str, Any] | None = None
+    """What ``-o json`` prints for it, built by its :class:`~constructs_nld.deploy.documents.DocumentSchema`.
+
+    None: the command has no document of its own, and ``-o json`` prints the run's summary instead.
+    """
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,22 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from constructs_nld.deploy.component import Component
+from constructs_nld.deploy.documents import Schema, array, enum, nullable, number, record, string
 from constructs_nld.deploy.errors import InvalidConfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.durations import duration_seconds
 
 __all__ = [
     "DEFAULT_SCRAPE_INTERVAL",
+    "SIGNALS_SCHEMA",
+    "VERDICT_SCHEMA",
     "VERDICTS",
     "VERDICT_CODES",
     "Verdict",
     "SignalResult",
     "SoakTargets",
     "targets_of",
+    "signals_document",
     "verdict_of",
 ]
 
@@ -110,3 +114,38 @@ def verdict_of(signals: Sequence[SignalResult]) -> Verdict:
     if "fail" in outcomes:
         return "fail"
     return "no data" if "no data" in outcomes else "pass"
+
+
+VERDICT_SCHEMA: Final = enum(
+    "The verdict: fail if a signal failed, else no data if one lacked data, else pass.", *VERDICTS
+)
+"""A verdict in a JSON document: as :data:`Verdict` spells it (``no data``, not ``NOT ENOUGH DATA``)."""
+
+SIGNALS_SCHEMA: Final[Schema] = array(
+    "One entry per signal, in the order of the table.",
+    record(
+        "One signal of the gate.",
+        {
+            "name": string("The signal."),
+            "expected": string("What passes."),
+            "observed": string("What was seen."),
+            "coverage": nullable(number("Share of the window's steps with data, 0 to 1; null where not measured.")),
+            "result": VERDICT_SCHEMA,
+        },
+    ),
+)
+"""The signals of a gate in a JSON document (``soak``, ``cutover status``)."""
+
+
+def signals_document(signals: Sequence[SignalResult]) -> list[dict[str, object]]:
+    """The signals as :data:`SIGNALS_SCHEMA` lists them."""
+    return [
+        {
+            "name": signal.name,
+            "expected": signal.expected,
+            "observed": signal.observed,
+            "coverage": signal.coverage,
+            "result": signal.outcome,
+        }
+        for signal in signals
+    ]

@@ -27,6 +27,7 @@ from constructs_nld import defaults
 from constructs_nld.durations import duration_seconds
 
 __all__ = [
+    "OUTPUT_FORMATS",
     "SPEC_WINDOW",
     "CommandOptions",
     "Connection",
@@ -37,6 +38,7 @@ __all__ = [
     "FleetOptions",
     "HistoryOptions",
     "Invocation",
+    "OutputFormat",
     "ProgressMode",
     "PrometheusAuth",
     "RollbackOptions",
@@ -47,6 +49,11 @@ __all__ = [
 ]
 
 ProgressMode = Literal["plain", "tty", "auto"]
+
+OutputFormat = Literal["text", "json"]
+"""``-o``: lines for people, or one JSON document on standard output (:mod:`constructs_nld.deploy.documents`)."""
+
+OUTPUT_FORMATS: Final[tuple[OutputFormat, ...]] = ("text", "json")
 
 CutoverStep = Literal["start", "status", "promote", "rollback"]
 
@@ -212,6 +219,12 @@ class VerifyOptions:
 
     uninstalled: bool = False
     """Check that an uninstall is complete instead: no object of the app's NodeLocal DNS, no node-cache pod."""
+
+    junit: str | None = None
+    """A file to write the checks to as JUnit XML, a testcase per check (:mod:`constructs_nld.deploy.junit`).
+
+    Default: - none.
+    """
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -386,3 +399,5 @@ class Invocation:
     connection: Connection = Connection()
     selection: Selection = Selection()
     fleet: FleetOptions = FleetOptions()
+    output: OutputFormat = "text"
+    """``json``: standard output carries one JSON document only, the lines go to standard error. Default: - text."""

@@ -4,7 +4,8 @@
 terminal's width; ``--progress plain`` prints a timestamped line whenever the counts
 change, and never a control character, for logs; ``auto`` (the default) picks ``tty``
 when standard output is a terminal (and ``TERM`` is not ``dumb``), else ``plain``.
-Both end with the same closing line.
+Both end with the same closing line. Once a wave of the rollout has completed, both say the
+time left (``about 4m left``, :mod:`constructs_nld.deploy.eta`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Final, TextIO
 
+from constructs_nld.deploy.eta import format_left
 from constructs_nld.deploy.kube import ObjectRef
 from constructs_nld.deploy.options import ProgressMode
 from constructs_nld.deploy.rollout import Progress, RolloutStatus, RolloutTracker
@@ -27,6 +29,12 @@ _IDLE_SHOWN_AFTER: Final = 10.0
 _PREFIX: Final = "[wait]"
 _BAR: Final = 20
 """Width of the progress bar, in characters."""
+
+
+def _left(tracker: RolloutTracker, elapsed: float) -> str:
+    """``, about 4m left`` once a wave has completed; else nothing."""
+    left = tracker.left(tracker.started + elapsed)
+    return "" if left is None else f", {format_left(left)}"
 
 
 class PlainProgress:
@@ -47,7 +55,7 @@ class PlainProgress:
                 f"{_PREFIX} following the rollout of {ref}; stalled after {tracker.stall_after:g}s without progress"
             )
         if status != self._last:
-            self.out(f"{_PREFIX} {elapsed:.1f}s wave {tracker.waves}: {status}")
+            self.out(f"{_PREFIX} {elapsed:.1f}s wave {tracker.waves}: {status}{_left(tracker, elapsed)}")
             self._last, self._idle_reported = status, 0.0
         elif idle - self._idle_reported >= _IDLE_SHOWN_AFTER:
             self._idle_reported = idle
@@ -69,18 +77,19 @@ class TtyProgress:
     def update(
         self, ref: ObjectRef, status: RolloutStatus, tracker: RolloutTracker, *, elapsed: float, idle: float
     ) -> None:
-        """Redraw the line: the counts always; then, as the width allows, the bar, the wave and the time."""
+        """Redraw the line: the counts and the time left always; then, as the width allows, the bar, wave and time."""
         counts = f"{status.updated}/{status.desired} updated, {status.ready} ready, {status.unavailable} unavailable"
         stalling = f", no progress for {idle:.0f}s" if idle >= _IDLE_SHOWN_AFTER else ""
         timing = f", wave {tracker.waves}, {elapsed:.0f}s"
+        left = _left(tracker, elapsed)
         columns = max(self.width() - 1, 20)  # writing the last column wraps on some terminals
         done = round(_BAR * status.updated / status.desired) if status.desired else _BAR
         bar = "[" + "#" * done + "-" * (_BAR - done) + "] "
         candidates = (
-            f"{ref.name} {bar}{counts}{timing}{stalling}",
-            f"{ref.name} {counts}{timing}{stalling}",
-            f"{ref.name} {counts}{stalling}",
-            f"{counts}{stalling}",
+            f"{ref.name} {bar}{counts}{timing}{left}{stalling}",
+            f"{ref.name} {counts}{timing}{left}{stalling}",
+            f"{ref.name} {counts}{left}{stalling}",
+            f"{counts}{left}{stalling}",
         )
         line = next((text for text in candidates if len(text) <= columns), candidates[-1][:columns])
         self.stream.write("\r\x1b[K" + line)

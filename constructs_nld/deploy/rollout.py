@@ -24,7 +24,8 @@ While the status stays the same the interval grows, up to
 :data:`~constructs_nld.defaults.POLL_BACKOFF_CAP`, never past the moment the rollout would count
 as stalled (:func:`~constructs_nld.deploy.wait.wait_for`, every command's one wait). A *wave* is an observed rise of
 the updated count: a batch the controller started (at the poll interval, batches that start
-between two polls count as one).
+between two polls count as one). Once a wave has completed, the waves' pace gives the time
+left (:mod:`constructs_nld.deploy.eta`), which the progress display shows.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any, Final, Protocol
 
 from constructs_nld.defaults import STALL_AFTER
 from constructs_nld.deploy.errors import DeployError, StalledError
+from constructs_nld.deploy.eta import RolloutEstimate
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import is_ready, not_ready_reasons, selector, target_node
 from constructs_nld.deploy.program import hint
@@ -117,6 +119,8 @@ class RolloutTracker:
     _key: tuple[int, int, int] | None = field(default=None, init=False)
     _best: int = field(default=-1, init=False)
     _updated: int = field(default=0, init=False)
+    estimate: RolloutEstimate = field(default_factory=RolloutEstimate, init=False)
+    """The time left, from the waves seen."""
 
     def __post_init__(self) -> None:
         """The stall window starts with the wait."""
@@ -136,6 +140,11 @@ class RolloutTracker:
             self._best, self.last_progress = mark, now
         self._updated = status.updated
         self.max_unavailable = max(self.max_unavailable, status.unavailable)
+        self.estimate.observe(now, status.updated, status.desired)
+
+    def left(self, now: float) -> float | None:
+        """Seconds the rollout has left at ``now``, from the waves seen; None before one has completed."""
+        return self.estimate.left(now)
 
     def idle(self, now: float) -> float:
         """Seconds since the last progress."""

@@ -14,7 +14,9 @@ For an :class:`~constructs_nld.deploy.options.Invocation` it:
    and identity (``$NLD_CLUSTER``, ``$NLD_CONTEXT``); with waves, each cluster is verified
    on the same charts after its deploy;
 5. reports through one reporter (:mod:`constructs_nld.deploy.report`) and returns the exit
-   code: the command's, or the worst cluster's.
+   code: the command's, or the worst cluster's. With ``-o json`` standard output carries the
+   run's one JSON document and every other line goes to standard error; ``verify --junit``
+   writes its file once every cluster is done.
 
 Every refusal is one line and an exit code (:mod:`constructs_nld.deploy.exitcodes`); none
 writes anything.
@@ -23,9 +25,11 @@ writes anything.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TextIO
 
 from kubernetes.client.exceptions import ApiException
 
@@ -34,12 +38,23 @@ from constructs_nld.deploy.command import Command, Outcome, Tool
 from constructs_nld.deploy.errors import ApiUnreachableError, DeployError, InvalidConfigError, KubeconfigError
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.fleet import Row, parse_waves, run_fleet, summary_code, unexpected
+from constructs_nld.deploy.fleetview import FleetBoard, FleetRollout, PlainFleetDisplay, TtyFleetDisplay
+from constructs_nld.deploy.junit import write_junit
 from constructs_nld.deploy.kube import KubeClient
 from constructs_nld.deploy.kubeconfig import load_client
 from constructs_nld.deploy.manifest import selector
-from constructs_nld.deploy.options import Connection, DeployOptions, Invocation, Selection, VerifyOptions
+from constructs_nld.deploy.options import (
+    Connection,
+    CutoverOptions,
+    DeployOptions,
+    Invocation,
+    Selection,
+    VerifyOptions,
+)
+from constructs_nld.deploy.progress import PlainProgress
 from constructs_nld.deploy.redact import redacting
 from constructs_nld.deploy.report import ClusterReporter, FleetReporter, stderr
+from constructs_nld.deploy.rollout import Progress
 from constructs_nld.deploy.session import open_session
 from constructs_nld.deploy.source import AppCommand
 from constructs_nld.deploy.targets import Target, select
@@ -98,12 +113,13 @@ def _pods(client: KubeClient) -> str:
 
 
 def _with_verify(deployed: Outcome, checked: Outcome) -> Outcome:
-    """A wave's deploy followed by its verify, as one row."""
+    """A wave's deploy followed by its verify, as one row (whose document, for ``-o json``, is the verify's)."""
     return replace(
         deployed,
         result=f"{deployed.result}, verify: {checked.result}",
         exit_code=checked.exit_code,
         lines=deployed.lines + checked.lines,
+        document=checked.document,
     )
 
 
@@ -134,6 +150,8 @@ def run(
     from constructs_nld.deploy.commands import COMMANDS, TOOLS
 
     write, write_error = redacting(write), redacting(write_error)
+    as_json = invocation.output == "json"
+    lines = write_error if as_json else write  # with -o json, stdout carries the document alone
 
     if invocation.command in TOOLS:
         return _run_tool(invocation, TOOLS[invocation.command], write, write_error)
@@ -162,31 +180,65 @@ def run(
     except Exception as error:  # one line, whatever it is (a malformed kubeconfig the loader chokes on, a bug)
         write_error(f"error: {unexpected(error)}")
         return ExitCode.ERROR
-    if fleet and hasattr(options, "progress"):
-        options = replace(options, progress="plain")  # a redrawn line would mix the clusters' lines
+    display = _display(options, sys.stderr if as_json else sys.stdout) if fleet else None
+    if (fleet or as_json) and hasattr(options, "progress"):
+        # a redrawn line would mix the clusters' lines, or go to the standard output a document owns
+        options = replace(options, progress="plain")
     verify = COMMANDS["verify"]
+    label = invocation.command + (f" {options.step}" if isinstance(options, CutoverOptions) else "")
+    document = write if as_json else None
+    reporter: ClusterReporter | FleetReporter = ClusterReporter(lines, write_error, document=document, command=label)
+    if fleet:
+        board = FleetBoard([target.name for target in targets], invocation.command)
+        tty = TtyFleetDisplay(board, display, _columns) if display is not None else None
+        reporter = FleetReporter(lines, document=document, command=label, board=board, tty=tty)
+        if tty is None:
+            reporter.plain = PlainFleetDisplay(board, reporter.say)
+
+    def shown(target: Target, out: Callable[[str], None]) -> Progress | None:
+        """A fleet's rollout: on the board, and printed too in a CI log."""
+        if not isinstance(reporter, FleetReporter) or reporter.board is None:
+            return None
+        printed = PlainProgress(out) if reporter.tty is None else None
+        return FleetRollout(reporter.board, target.name, printed, reporter.refresh)
 
     def task(target: Target, out: Callable[[str], None]) -> Outcome:
         client = clients.get(target.name)
         source = None if app is None else replace(app, cluster=target.name or None, context=target.context)
+        results, progress = reporter.results_of(target), shown(target, out)
         if client is None:
-            return _finished(command.run(open_session(None, source, read=read, target=target, out=out), options), out)
-        with client.reporting_retries(out):
-            session = open_session(client, source, read=read, target=target, out=out)
-            outcome = _finished(command.run(session, options), out)
-            if waves:
-                outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), out))
-            return replace(outcome, pods=_pods(client)) if fleet else outcome
+            session = open_session(None, source, read=read, target=target, out=out)
+            outcome = _finished(command.run(replace(session, progress=progress), options), results)
+        else:
+            with client.reporting_retries(out):
+                session = replace(open_session(client, source, read=read, target=target, out=out), progress=progress)
+                outcome = _finished(command.run(session, options), results)
+                if waves:
+                    outcome = _with_verify(outcome, _finished(verify.run(session, VerifyOptions()), results))
+                outcome = replace(outcome, pods=_pods(client)) if fleet else outcome
+        reporter.finished(target, outcome)
+        return outcome
 
-    reporter = FleetReporter(write) if fleet else ClusterReporter(write, write_error)
     sizes = ", ".join(str(size) for size in waves)
     reporter.start(
         invocation.command, targets, f"in waves of {sizes}" if waves else f"{invocation.fleet.parallel} at a time"
     )
-    rows: list[Row] = run_fleet(
-        targets, task, reporter, parallel=invocation.fleet.parallel, fail_fast=invocation.fleet.fail_fast, waves=waves
-    )
+    with reporter.running():
+        rows: list[Row] = run_fleet(
+            targets,
+            task,
+            reporter,
+            parallel=invocation.fleet.parallel,
+            fail_fast=invocation.fleet.fail_fast,
+            waves=waves,
+        )
     reporter.finish(rows)
+    if isinstance(options, VerifyOptions) and options.junit:
+        try:
+            write_junit(options.junit, rows)
+        except OSError as error:
+            write_error(f"error: --junit: cannot write {options.junit!r}: {error.strerror or error}")
+            return ExitCode.ERROR
     return summary_code(rows)
 
 
@@ -200,13 +252,27 @@ def _run_tool(
         invocation.app is not None
         or invocation.connection.kubeconfig is not None
         or invocation.selection != Selection()
+        or invocation.values
+        or invocation.sets
     ):
         write_error(
             f"error: {invocation.command}: reads a file and touches neither the app nor a cluster: --app, "
-            "--kubeconfig, --context, --all-contexts and --contexts-from do not apply"
+            "--values, --set, --kubeconfig, --context, --all-contexts and --contexts-from do not apply"
         )
         return ExitCode.INVALID
     return tool.run(invocation.options, write, write_error)
+
+
+def _display(options: object, stream: TextIO) -> TextIO | None:
+    """The terminal a fleet's block is drawn on: ``--progress tty``, or ``auto`` on a terminal; None: a CI log."""
+    mode = getattr(options, "progress", "auto")
+    if mode == "auto":
+        mode = "tty" if stream.isatty() and os.environ.get("TERM", "") != "dumb" else "plain"
+    return stream if mode == "tty" else None
+
+
+def _columns() -> int:
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 def _finished(outcome: Outcome, out: Callable[[str], None]) -> Outcome:

@@ -33,6 +33,7 @@ from constructs_nld.deploy.component import Component, locate
 from constructs_nld.deploy.errors import ClusterIPError
 from constructs_nld.deploy.kube import KubeClient, Manifest, ObjectRef
 from constructs_nld.deploy.manifest import KUBE_DNS, usable_cluster_ip
+from constructs_nld.deploy.rollout import Progress
 from constructs_nld.deploy.source import AppChart, AppSource
 from constructs_nld.deploy.targets import Target
 from constructs_nld.props import check_ipv6_address
@@ -62,6 +63,11 @@ class Session:
     """Where the command's lines go (the runner prefixes them with the cluster's name in a fleet)."""
     source: AppSource | None = None
     """What the charts were synthesized from, for the release history's record of the app (None: not run)."""
+    progress: Progress | None = None
+    """How a rollout the command follows is shown, when the runner decides it (a fleet's display).
+
+    Default: - as the command's ``progress`` option says, through ``out``.
+    """
 
     @property
     def kube(self) -> KubeClient:

@@ -9,6 +9,7 @@ are read from its own audit log.
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from constructs_nld import defaults
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from tests.controlplane import ControlPlane
+from tests.documents import validated
 from tests.fleet import eks_fleet
 from tests.harness.clock import next_whole_second
 from tests.harness.faultproxy import Fault, FaultProxy
@@ -221,6 +223,57 @@ def test_verify_across_the_fleet_fails_on_the_cluster_whose_upstream_was_recreat
     assert re.fullmatch(r"\d+ of \d+ failed", rows(out)["sim2"][0]), out
     assert re.search(r"^\[sim2\] FAIL pods-created-after-upstream-service: ", out, re.M), out
     assert not re.search(r"^\[sim\] FAIL ", out, re.M), out
+
+
+def test_a_fleet_verify_with_json_prints_one_document_with_every_clusters_checks_and_junit_a_suite_each(
+    fleet: Fleet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # east has no nodes: its verify fails (no node-cache pod); sim's pods run and its verify passes.
+    assert fleet.run(*contexts("east")) == 0  # a control plane alone: no controller to wait for
+    assert fleet.run(*contexts("sim"), "--wait", "--stall-after", "60") == 0
+    capsys.readouterr()
+    report = tmp_path / "verify.xml"
+
+    code = fleet.run(*contexts("east", "sim"), "verify", "-o", "json", "--junit", str(report))
+
+    out, err = capsys.readouterr()
+    document = validated(out, "fleet")  # the whole of stdout
+    east, sim = document["clusters"]
+    checks = {row["name"]: validated(row["document"], "verify") for row in (east, sim)}
+    suites = {suite.get("name"): suite for suite in ET.parse(report).getroot().findall("testsuite")}
+    assert code == ExitCode.CHECKS_FAILED, err
+    assert [document["command"], document["exit_code"]] == ["verify", ExitCode.CHECKS_FAILED]
+    assert [(row["name"], row["context"], row["exit_code"]) for row in (east, sim)] == [
+        ("east", "east", ExitCode.CHECKS_FAILED),
+        ("sim", "sim", 0),
+    ]
+    assert checks["east"]["failed"] > 0 and checks["sim"]["failed"] == 0, checks
+    assert re.fullmatch(r"\d+/\d+", sim["pods"]) and sim["result"] == f"{checks['sim']['passed']} passed"
+    assert list(suites) == ["east", "sim"]
+    for name, suite in suites.items():
+        cases = suite.findall("testcase")
+        assert [case.get("name") for case in cases] == [check["name"] for check in checks[name]["checks"]]
+        assert {case.get("classname") for case in cases} == {name}
+        failed = {case.get("name") for case in cases if case.find("failure") is not None}
+        assert failed == {check["name"] for check in checks[name]["checks"] if check["status"] == "fail"}
+    # For people, on stderr: each cluster's lines and the table.
+    assert re.search(r"^\[east\] FAIL ", err, re.M) and "\ncluster " in err, err
+
+
+def test_a_fleet_on_a_terminal_shows_one_line_per_cluster_redrawn_instead_of_the_step_lines(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = fleet.run(*contexts("sim", "sim2"), "--wait", "--stall-after", "60", "--progress", "tty")
+
+    out = capsys.readouterr().out
+    *_, last = out.split("\x1b[2F\x1b[J")  # the block's last redraw: two clusters, two lines
+    assert code == 0, out
+    assert last.splitlines()[:2] == ["sim   done     deployed", "sim2  done     deployed"], last
+    # --wait's closing line, as sim's line of the block (the first line of a redraw follows its escape codes)
+    assert re.search(r"(^|\x1b\[J)sim +running +\[wait\] rollout complete in ", out, re.M), out
+    assert "[sim] [2/7] " not in out and "[sim2] [2/7] " not in out  # the steps went by in the block only
+    assert out.startswith("[fleet] deploy on 2 clusters (sim, sim2)")
+    assert {name: row[0] for name, row in rows(out).items()} == {"sim": "deployed", "sim2": "deployed"}
 
 
 def test_per_cluster_props_reach_only_their_cluster(fleet: Fleet, tmp_path: Path) -> None:

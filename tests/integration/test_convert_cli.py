@@ -164,6 +164,7 @@ def test_fails_on_bad_arguments_and_on_flags_of_a_cluster(tmp_path: Path) -> Non
     other = convert(tmp_path, "convert", "kubespray", "values.yaml")
     missing = convert(tmp_path, "convert", "deliveryhero")
     cluster = convert(tmp_path, "--context", "prod", "convert", "deliveryhero", "values.yaml")
+    values = convert(tmp_path, "-f", "values.yaml", "convert", "deliveryhero", "values.yaml")
 
     assert (other.returncode, other.stdout) == (2, "")
     assert other.stderr == (
@@ -175,10 +176,12 @@ def test_fails_on_bad_arguments_and_on_flags_of_a_cluster(tmp_path: Path) -> Non
         "error: the following arguments are required: VALUES_FILE (see deploy.py convert --help)\n",
     )
     assert (cluster.returncode, cluster.stdout) == (2, "")
-    assert cluster.stderr == (
-        "error: convert: reads a file and touches neither the app nor a cluster: --app, --kubeconfig, --context, "
-        "--all-contexts and --contexts-from do not apply\n"
+    refusal = (
+        "error: convert: reads a file and touches neither the app nor a cluster: --app, --values, --set, "
+        "--kubeconfig, --context, --all-contexts and --contexts-from do not apply\n"
     )
+    assert (cluster.stderr, values.stderr) == (refusal, refusal)
+    assert (values.returncode, values.stdout) == (2, "")
 
 
 PROBE = """

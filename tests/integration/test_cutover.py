@@ -24,6 +24,7 @@ from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.exitcodes import ExitCode
 from constructs_nld.deploy.manifest import is_ready
 from tests.controlplane import REPO_ROOT
+from tests.documents import validated
 from tests.faults import MATRIX, WRITE_METHODS, after_write, before_apply_of
 from tests.fleet import eks_fleet, fleet_node
 from tests.simcluster import PodFate, SimulatedCluster
@@ -269,6 +270,28 @@ def test_a_node_that_joins_during_the_cutover_gets_the_new_template(
     assert image(pods(fleet)["cpu-9"]) == NEW_IMAGE
     assert "joined during the cutover, on the new template: cpu-9" in out, out
     assert code == ExitCode.SOAK_NO_DATA, out  # no Prometheus, and not yet 3 days
+
+    json_code = run(fleet, "cutover", "status", "--app", bumped, "-o", "json")
+
+    document = validated(capsys.readouterr().out, "cutover-status")
+    assert json_code == ExitCode.SOAK_NO_DATA
+    assert [document["daemon_set"], document["joined"], document["verdict"]] == [
+        "kube-system/node-local-dns",
+        ["cpu-9"],
+        "no data",
+    ]
+    assert sorted((row["node"], row["template"], row["ready"]) for row in document["canary"]) == [
+        ("base-1", "new", True),
+        ("cpu-1", "new", True),
+        ("gpu-1", "new", True),
+    ]
+    assert document["signals"][0] == {
+        "name": "canary pods available",
+        "expected": "3 ready on the new template",
+        "observed": "3 ready",
+        "coverage": None,
+        "result": "pass",
+    }
 
 
 def test_a_crash_loop_on_a_canary_node_fails_status_refuses_promote_and_rollback_restores_the_canary_only(

@@ -20,6 +20,7 @@ import pytest
 from constructs_nld import defaults
 from constructs_nld.deploy.cli import main
 from tests.controlplane import ControlPlane
+from tests.documents import validated
 from tests.fleet import eks_fleet
 from tests.harness.credentials import ADMIN_USER
 from tests.simcluster import SimulatedCluster
@@ -133,6 +134,17 @@ def test_deploys_are_recorded_and_rollback_restores_and_prunes_and_is_recorded(
     assert rolled["app"]["digest"] == kept[1]["app"]["digest"]
     out = capsys.readouterr().out
     assert "[rollback] revision 1 (deploy of" in out and "[history] recorded revision 3 (rollback, succeeded)" in out
+
+    assert run(cluster, "history", "-o", "json") == 0
+
+    shown = validated(capsys.readouterr().out, "history")
+    assert [(r["number"], r["command"], r["restored"], r["user"]) for r in shown["revisions"]] == [
+        (1, "deploy", None, ADMIN_USER),
+        (2, "deploy", None, ADMIN_USER),
+        (3, "rollback", 1, ADMIN_USER),
+    ]
+    assert shown["revisions"][0]["app_digest"] == kept[1]["app"]["digest"]
+    assert all(r["rollback_possible"] for r in shown["revisions"])
 
 
 def test_verify_warns_after_a_rollback_until_the_app_is_deployed_again(

@@ -25,6 +25,7 @@ import yaml
 from constructs_nld.deploy.commands.soak import SoakReport, SoakTargets, soak
 from constructs_nld.deploy.options import SoakOptions
 from tests.controlplane import REPO_ROOT
+from tests.documents import validated
 from tests.harness.prometheus import Prometheus, backfill
 from tests.soakhistory import STEP, Cluster, openmetrics
 
@@ -150,6 +151,20 @@ def test_the_passing_soak_of_the_apps_install_prints_its_table_and_exits_0(soake
     assert re.search(r" (20\.0|19\.9)/s vs 200\.0/s before .* \(-90%\) ", rows[2]) and rows[2].endswith("PASS"), rows[2]
     assert rows[3].split()[-3:] == ["0", "100%", "PASS"]
     assert lines[-1] == "verdict: PASS"
+
+    as_json = run_soak(soaked, "-o", "json")
+
+    document = validated(as_json.stdout, "soak")  # the whole of stdout
+    assert as_json.returncode == 0, as_json.stderr
+    assert [document["daemon_set"], document["job"], document["verdict"]] == [
+        "kube-system/node-local-dns",
+        "monitoring/nodelocaldns",
+        "pass",
+    ]
+    assert [(s["name"], s["result"]) for s in document["signals"]] == list(ALL_PASS.items())
+    assert all(0.99 <= s["coverage"] <= 1 for s in document["signals"]), document["signals"]  # the table's 100%
+    assert document["step_seconds"] == 60 and document["notes"] == []
+    assert "verdict: PASS" in as_json.stderr
 
 
 def test_a_coredns_rate_that_did_not_drop_fails_the_command_with_exit_8(soaked: Backfilled) -> None:

@@ -9,6 +9,7 @@ from constructs_nld.deploy import program
 from constructs_nld.deploy.cli import parse
 from constructs_nld.deploy.options import (
     Connection,
+    ConvertOptions,
     CutoverOptions,
     DeployOptions,
     FleetOptions,
@@ -148,3 +149,47 @@ def test_fails_when_options_built_in_code_keep_no_revision_or_name_none() -> Non
         UninstallOptions(history_max=0)
     with pytest.raises(ValueError, match=r"^revision: must be a revision number \(1 or more\), got 0$"):
         RollbackOptions(revision=0)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-o", "json", "verify"],
+        ["verify", "-o", "json"],
+        ["verify", "--output=json"],
+        ["soak", "--prometheus", "http://p:9090", "-o", "json"],
+        ["cutover", "status", "-o", "json"],
+        ["--context", "a", "--context", "b", "-o", "json"],
+    ],
+)
+def test_output_json_is_taken_before_or_after_any_command(argv: list[str]) -> None:
+    assert parse(argv).output == "json"
+
+
+def test_output_is_text_by_default_and_junit_is_verifys() -> None:
+    assert parse(["verify"]).output == "text"
+    assert parse(["verify", "--junit", "verify.xml"]).options == VerifyOptions(junit="verify.xml")
+
+
+def test_fails_when_the_output_is_neither_text_nor_json(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        parse(["verify", "-o", "yaml"])
+
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: argument -o/--output: invalid choice: 'yaml'") and err.count("\n") == 1, err
+
+
+def test_fails_when_junit_is_given_to_another_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        parse(["uninstall", "--junit", "out.xml"])
+
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.startswith("error: unrecognized arguments: --junit out.xml")
+
+
+def test_convert_takes_its_values_file_and_output_file_apart_from_values_files_and_the_output_format() -> None:
+    invocation = parse(["convert", "deliveryhero", "chart.yaml", "--output", "ours.yaml"])
+
+    assert invocation.options == ConvertOptions(values="chart.yaml", output="ours.yaml")
+    assert (invocation.values, invocation.output) == ((), "text")

@@ -8,7 +8,8 @@ and whether it runs across a fleet. :data:`COMMANDS` names them for the runner
 :data:`constructs_nld.deploy.exitcodes.COMMANDS` (a test checks they agree). Adding a
 command is a module here, its line below, its options class
 (:mod:`constructs_nld.deploy.options`), its flags (:mod:`constructs_nld.deploy.cli`) and its
-exit codes (:mod:`constructs_nld.deploy.exitcodes`).
+exit codes (:mod:`constructs_nld.deploy.exitcodes`); a command with a JSON document for
+``-o json`` declares it beside its code and adds it to :data:`DOCUMENTS`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from typing import Any, Final
 
 from constructs_nld.deploy.command import Command, Tool
 from constructs_nld.deploy.commands import convert, cutover, deploy, history, rollback, soak, uninstall, verify
+from constructs_nld.deploy.documents import DocumentSchema
+from constructs_nld.deploy.report import FLEET_DOCUMENT
 
-__all__ = ["COMMANDS", "TOOLS"]
+__all__ = ["COMMANDS", "DOCUMENTS", "TOOLS"]
 
 COMMANDS: Final[dict[str, Command[Any]]] = {
     "deploy": deploy.COMMAND,
@@ -33,3 +36,12 @@ COMMANDS: Final[dict[str, Command[Any]]] = {
 
 TOOLS: Final[dict[str, Tool[Any]]] = {"convert": convert.TOOL}
 """The commands of files alone: no app, no cluster."""
+
+DOCUMENTS: Final[tuple[DocumentSchema, ...]] = (
+    verify.DOCUMENT,
+    soak.DOCUMENT,
+    cutover.STATUS_DOCUMENT,
+    history.DOCUMENT,
+    FLEET_DOCUMENT,
+)
+"""Every document of ``-o json``; ``python tools/schemas.py`` writes each one's JSON Schema under docs/schemas/."""

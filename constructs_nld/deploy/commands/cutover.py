@@ -63,6 +63,7 @@ from constructs_nld.deploy.cutover import (
     template_hash,
     with_on_delete,
 )
+from constructs_nld.deploy.documents import DocumentSchema, array, boolean, enum, record, string
 from constructs_nld.deploy.errors import (
     CutoverError,
     GateError,
@@ -70,7 +71,15 @@ from constructs_nld.deploy.errors import (
     PreconditionError,
     StalledError,
 )
-from constructs_nld.deploy.gate import VERDICT_CODES, VERDICTS, SignalResult, targets_of
+from constructs_nld.deploy.gate import (
+    SIGNALS_SCHEMA,
+    VERDICT_CODES,
+    VERDICT_SCHEMA,
+    VERDICTS,
+    SignalResult,
+    signals_document,
+    targets_of,
+)
 from constructs_nld.deploy.history import Recorder
 from constructs_nld.deploy.kube import REREADS, KubeClient, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.manifest import is_ready, node_essentials, not_ready_reasons, without_bookkeeping
@@ -85,7 +94,17 @@ from constructs_nld.deploy.tables import format_table
 from constructs_nld.deploy.wait import Poll, wait_for
 from constructs_nld.roles import Role
 
-__all__ = ["COMMAND", "end_cutover", "promote", "recorded_template", "rollback", "run", "start", "status"]
+__all__ = [
+    "COMMAND",
+    "STATUS_DOCUMENT",
+    "end_cutover",
+    "promote",
+    "recorded_template",
+    "rollback",
+    "run",
+    "start",
+    "status",
+]
 
 _CONFIG_ROLES = (Role.COREFILE, Role.KEEPER_CONFIG)
 
@@ -503,13 +522,78 @@ def _shown(ref: ObjectRef, state: CutoverState, report: CanaryReport) -> list[st
     return lines
 
 
-def status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, list[str]]:
-    """``cutover status``: the canary pods and the canary soak; the report and its lines."""
+STATUS_DOCUMENT: Final = DocumentSchema(
+    "cutover-status",
+    "cutover status -o json",
+    "A cutover in progress on one cluster: its canary nodes, the canary soak's signals and its verdict.",
+    {
+        "cluster": string("The cluster's name: its context; empty for the current one."),
+        "daemon_set": string("The node-cache DaemonSet, as namespace/name."),
+        "started": string("When the cutover started, RFC 3339 in UTC: the canary soak's window starts there."),
+        "promoted": string("When promote started rolling the rest, RFC 3339; empty before."),
+        "forced": boolean("Whether promote --force overrode a canary soak that did not pass."),
+        "canary": array(
+            "One entry per canary node.",
+            record(
+                "A canary node and its pod.",
+                {
+                    "node": string("The node."),
+                    "pool": string("Its node pool."),
+                    "pod": string("The node-cache pod on it; empty when there is none."),
+                    "image": string("The pod's node-cache image; empty when there is no pod."),
+                    "ready": boolean("Whether the pod is ready."),
+                    "template": enum("Which pod template it runs.", "new", "old"),
+                    "why": string("Why it is not ready; empty when it is."),
+                },
+            ),
+        ),
+        "joined": array(
+            "Nodes outside the canary that joined during the cutover, on the new template.", string("A node.")
+        ),
+        "signals": SIGNALS_SCHEMA,
+        "verdict": VERDICT_SCHEMA,
+    },
+)
+"""``cutover status -o json``: the document's schema (``docs/schemas/cutover-status.schema.json``)."""
+
+
+def _status_document(cluster: str, ref: ObjectRef, state: CutoverState, report: CanaryReport) -> dict[str, Any]:
+    return STATUS_DOCUMENT.document(
+        cluster=cluster,
+        daemon_set=f"{ref.namespace}/{ref.name}",
+        started=state.started,
+        promoted=state.promoted,
+        forced=state.forced,
+        canary=[
+            {
+                "node": row.node,
+                "pool": row.pool,
+                "pod": row.pod,
+                "image": row.image,
+                "ready": row.ready,
+                "template": "new" if row.new else "old",
+                "why": row.why,
+            }
+            for row in report.pods
+        ],
+        joined=list(report.joined),
+        signals=signals_document(report.signals),
+        verdict=report.verdict,
+    )
+
+
+def _status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, list[str], dict[str, Any]]:
     component = session.component
     ref = ObjectRef.of(component.daemon_set)
     state = _in_progress(session.kube, ref, session.kube.get(ref))
     report = _judge(session.kube, component, state, _prometheus(options), options)
-    return report, _shown(ref, state, report)
+    return report, _shown(ref, state, report), _status_document(session.target.name, ref, state, report)
+
+
+def status(session: Session, options: CutoverOptions) -> tuple[CanaryReport, list[str]]:
+    """``cutover status``: the canary pods and the canary soak; the report and its lines."""
+    report, lines, _ = _status(session, options)
+    return report, lines
 
 
 def promote(
@@ -636,8 +720,8 @@ def run(session: Session, options: CutoverOptions) -> Outcome:
         state = start(session, options)
         return Outcome(f"canary on {len(state.canary)} node(s)")
     if options.step == "status":
-        report, lines = status(session, options)
-        return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=tuple(lines))
+        report, lines, shown = _status(session, options)
+        return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=tuple(lines), document=shown)
     if options.step == "promote":
         promote(session, options, recorder=Recorder.of(session, "cutover promote", options.history_max))
         return Outcome("promoted")

@@ -31,14 +31,14 @@ def deploy(
 ) -> DeployReport:
     """Deploy the session's charts to its cluster; one line per step to the session's output.
 
-    With ``options.wait``, ``progress`` shows the rollout (default: as ``options.progress``
-    says, through the session's output). With ``recorder`` (and neither a dry run nor a
-    diff), the run's revision is recorded: a success, or a failure once it wrote. Raises a
+    With ``options.wait``, ``progress`` shows the rollout (default: the session's, else as
+    ``options.progress`` says, through the session's output). With ``recorder`` (and neither a
+    dry run nor a diff), the run's revision is recorded: a success, or a failure once it wrote. Raises a
     :class:`~constructs_nld.deploy.errors.DeployError` (whose ``exit_code`` the CLI returns)
     or ``ApiException`` for a request the API server refused.
     """
     options = options or DeployOptions()
-    shown = progress or make_progress(options.progress, session.out)
+    shown = progress or session.progress or make_progress(options.progress, session.out)
     return run_recorded(DeployState(session, options, shown, recorder=recorder))
 
 

@@ -12,16 +12,73 @@ from typing import Final
 
 from constructs_nld import defaults
 from constructs_nld.deploy.command import Command, Outcome, reads
+from constructs_nld.deploy.documents import DocumentSchema, array, enum, integer, nullable, record, string
 from constructs_nld.deploy.history import History, Revision, read_history
 from constructs_nld.deploy.options import HistoryOptions
 from constructs_nld.deploy.program import hint
 from constructs_nld.deploy.session import Session
 from constructs_nld.deploy.tables import format_table
 
-__all__ = ["COMMAND", "history", "run", "table"]
+__all__ = ["COMMAND", "DOCUMENT", "document", "history", "run", "table"]
 
 _HEADER: Final = ("REVISION", "TIME", "COMMAND", "OUTCOME", "USER", "APP", "COMMIT", "TOOL")
 _DIGEST_SHOWN: Final = len("sha256:") + 12
+
+
+DOCUMENT: Final = DocumentSchema(
+    "history",
+    "history -o json",
+    "The revisions one cluster's release history keeps, oldest first.",
+    {
+        "cluster": string("The cluster's name: its clusters-file name, else its context; empty for the current one."),
+        "revisions": array(
+            "One entry per revision kept, oldest first.",
+            record(
+                "One revision.",
+                {
+                    "number": integer("The revision's number, as rollback takes it."),
+                    "time": string("When it ended, by the API server's clock (RFC 3339)."),
+                    "command": string("What recorded it: deploy, cutover promote, uninstall or rollback."),
+                    "outcome": enum("How it ended.", "succeeded", "failed"),
+                    "error": string("A failure's one-line error; else empty."),
+                    "restored": nullable(integer("For a rollback, the revision it applied again; else null.")),
+                    "user": string("The user as the API server authenticated it (a SelfSubjectReview)."),
+                    "app_digest": string("The digest of the charts the app synthesized (sha256:…)."),
+                    "app_commit": nullable(string("The git commit of the app's project directory, -dirty if changed.")),
+                    "tool": string("The version of the tool that recorded it."),
+                    "rollback_possible": {
+                        "type": "boolean",
+                        "description": "Whether rollback can apply it: it succeeded and kept its objects.",
+                    },
+                },
+            ),
+        ),
+    },
+)
+"""``history -o json``: the document's schema (``docs/schemas/history.schema.json``)."""
+
+
+def document(cluster: str, found: History) -> dict[str, object]:
+    """The history of one cluster as its ``-o json`` document."""
+    return DOCUMENT.document(
+        cluster=cluster,
+        revisions=[
+            {
+                "number": r.number,
+                "time": r.time,
+                "command": r.command,
+                "outcome": r.outcome,
+                "error": r.error,
+                "restored": r.restored,
+                "user": r.user,
+                "app_digest": r.app.digest,
+                "app_commit": r.app.commit,
+                "tool": r.tool,
+                "rollback_possible": r.outcome == "succeeded" and r.command != "uninstall" and r.charts is not None,
+            }
+            for r in found.revisions
+        ],
+    )
 
 
 def _outcome(revision: Revision) -> str:
@@ -63,7 +120,7 @@ def run(session: Session, options: HistoryOptions) -> Outcome:
     found, lines = history(session)
     latest = found.latest
     result = f"{len(found.revisions)} revision(s)" + (f", latest {latest.number}" if latest else "")
-    return Outcome(result, lines=tuple(lines))
+    return Outcome(result, lines=tuple(lines), document=document(session.target.name, found))
 
 
 COMMAND: Final = Command(HistoryOptions, run, reads("recorded"))

@@ -30,18 +30,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 from urllib.parse import quote
 
 from constructs_nld import defaults
 from constructs_nld.deploy.command import Command, Outcome, reads
+from constructs_nld.deploy.documents import DocumentSchema, array, number, string
 from constructs_nld.deploy.errors import InvalidConfigError
 from constructs_nld.deploy.gate import (
+    SIGNALS_SCHEMA,
     VERDICT_CODES,
+    VERDICT_SCHEMA,
     VERDICTS,
     SignalResult,
     SoakTargets,
     Verdict,
+    signals_document,
     targets_of,
     verdict_of,
 )
@@ -55,6 +59,7 @@ from constructs_nld.durations import format_duration
 
 __all__ = [
     "COMMAND",
+    "DOCUMENT",
     "MIN_COVERAGE",
     "VERDICTS",
     "Verdict",
@@ -62,6 +67,7 @@ __all__ = [
     "SignalResult",
     "SoakReport",
     "SoakTargets",
+    "document",
     "format_report",
     "prometheus_url",
     "refuse_unreachable",
@@ -367,13 +373,59 @@ def refuse_unreachable(targets: Sequence[Target], options: SoakOptions) -> None:
         )
 
 
+DOCUMENT: Final = DocumentSchema(
+    "soak",
+    "soak -o json",
+    "The spec's soak gate for one cluster's NodeLocal DNS: the four signals and the verdict.",
+    {
+        "cluster": string("The cluster's name: its clusters-file name, else its context; empty for the current one."),
+        "daemon_set": string("The node-cache DaemonSet judged, as namespace/name."),
+        "job": string("The job label of node-cache's series."),
+        "coredns_job": string("The job label of cluster CoreDNS's series."),
+        "start": string("The window's start, RFC 3339 in UTC."),
+        "end": string("The window's end, RFC 3339 in UTC."),
+        "step_seconds": number("Seconds between two points of the window."),
+        "signals": SIGNALS_SCHEMA,
+        "notes": array("What the verdict should be read with (a window shorter than the spec's).", string("A note.")),
+        "verdict": VERDICT_SCHEMA,
+    },
+)
+"""``soak -o json``: the document's schema (``docs/schemas/soak.schema.json``)."""
+
+
+def _rfc3339(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def document(cluster: str, report: SoakReport) -> dict[str, Any]:
+    """The report as ``soak -o json`` prints it."""
+    t = report.targets
+    return DOCUMENT.document(
+        cluster=cluster,
+        daemon_set=f"{t.namespace}/{t.daemon_set}",
+        job=t.job,
+        coredns_job=t.coredns_job,
+        start=_rfc3339(report.start),
+        end=_rfc3339(report.end),
+        step_seconds=report.step,
+        signals=signals_document(report.signals),
+        notes=list(report.notes),
+        verdict=report.verdict,
+    )
+
+
 def run(session: Session, options: SoakOptions) -> Outcome:
     """``soak`` of the session's app (a preview: no API server is asked) against its cluster's Prometheus."""
     api = PrometheusAPI(
         prometheus_url(session.target, options), timeout=options.prometheus_timeout, auth=options.prometheus_auth
     )
     report = soak(api, targets_of(session.component, options.coredns_job), options)
-    return Outcome(VERDICTS[report.verdict], VERDICT_CODES[report.verdict], lines=(format_report(report),))
+    return Outcome(
+        VERDICTS[report.verdict],
+        VERDICT_CODES[report.verdict],
+        lines=(format_report(report),),
+        document=document(session.target.name, report),
+    )
 
 
 def format_report(report: SoakReport) -> str:
