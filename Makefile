@@ -138,7 +138,7 @@ system:
 # .cache/ (reused when present). node-cache is never built here: the tests find a binary outside
 # the repository (docs/development.md, "The node-cache binary").
 binaries:
-	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics
+	bash tools/build-binaries.sh etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics helm
 
 # The app itself, as cdk8s synth runs it: a preview to dist/, replaced only when the synth
 # succeeds. With KUBE_DNS_CLUSTER_IP set, name another directory: make synth OUT=build/deployable.

@@ -234,6 +234,7 @@ def rules(
     monitoring_served: bool = True,
     kube_dns_config: bool = False,
     retired: Iterable[Resource] = (),
+    helm_driver: Literal["secret", "configmap"] | None = None,
 ) -> tuple[Rule, ...]:
     """The rules ``command`` needs for an app whose objects are ``resources``, NodeLocal DNS living in ``namespace``.
 
@@ -241,7 +242,9 @@ def rules(
     all then). ``kube_dns_config``: whether node-cache mounts the ``kube-dns`` ConfigMap
     (``deploy`` then reads it, for the stub domains node-cache would serve twice).
     ``retired``: objects an earlier version of the app had, which ``deploy`` and ``cutover``
-    prune: ``get`` and ``delete`` on them, never a write. One rule per namespace, API group,
+    prune: ``get`` and ``delete`` on them, never a write. ``helm_driver``: ``deploy`` takes a Helm
+    release over, whose records that driver keeps in ``namespace`` (``list`` and ``patch`` them;
+    ``patch`` its pods, ``list`` and ``delete`` its DaemonSet's revisions). One rule per namespace, API group,
     set of verbs and set of names, in a stable order.
     """
     objects = set(resources)
@@ -308,6 +311,11 @@ def rules(
         grant(None, "", "nodes", ("list",))
         grant(namespace, "apps", "controllerrevisions", ("get",))
     grant(namespace, "", "pods", _POD_VERBS[command])
+    if helm_driver is not None and command == "deploy":
+        # Helm names a record by its revision, so no rule can name them: the records' kind, in the namespace.
+        grant(namespace, "", "secrets" if helm_driver == "secret" else "configmaps", ("list", "patch"))
+        grant(namespace, "", "pods", ("patch",))
+        grant(namespace, "apps", "controllerrevisions", ("list", "delete"))
     if command != "deploy":
         grant(defaults.NAMESPACE, "", "services", ("get",), (defaults.KUBE_DNS_SERVICE_NAME,))
     if command == "verify" or (kube_dns_config and command in ("deploy", "cutover")):

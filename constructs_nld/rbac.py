@@ -98,9 +98,20 @@ class DeployerRBACProps:
     until the deploy that prunes it has run. Its objects get ``get`` and ``delete``, no write.
     """
 
+    helm_handover: Literal["secret", "configmap"] | None = None
+    """Grant ``deploy`` the handover of a running Helm release, whose records this driver keeps. Default: - none.
+
+    For the one deploy that takes the release over (``--adopt-helm-release``): ``list`` and
+    ``patch`` of every Secret (or ConfigMap) of the component's namespace, since Helm names a
+    record by its revision and no rule can name it; ``patch`` of pods; ``list`` and ``delete``
+    of ControllerRevisions. Wide rights: grant them for the handover, and remove them after.
+    """
+
     def __post_init__(self) -> None:
         """Refuse an empty, unknown or repeated command, a name that cannot prefix an object's, and bad labels."""
         check_types(self)
+        if self.helm_handover not in (None, "secret", "configmap"):
+            raise ValueError(f"helm_handover: must be secret, configmap or None, got {self.helm_handover!r}")
         if not self.commands:
             raise ValueError(f"commands: must name at least one of {', '.join(RBAC_COMMANDS)}, got none")
         for command in self.commands:
@@ -132,6 +143,7 @@ class DeployerRBAC(Construct):
                 namespace=self.props.component.namespace,
                 kube_dns_config=_mounts_kube_dns_config(manifests),
                 retired=retired,
+                helm_driver=self.props.helm_handover,
             )
             for command in self.props.commands
         }

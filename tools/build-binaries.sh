@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kube-proxy,
-# kwok, coredns, prometheus-operator, prometheus and kube-state-metrics from source, through the Go module proxy only, into
+# kwok, coredns, prometheus-operator, prometheus, kube-state-metrics and helm from source, through the Go module proxy only, into
 # <cache>/bin (default <repo>/.cache/bin; override the cache root with NLD_CACHE_DIR). A binary is
 # reused when its stamp file
 # (<cache>/stamps/<name>) matches the version/toolchain/recipe it would be
@@ -62,11 +62,15 @@ PROMETHEUS_VERSION=v0.313.1
 # exact version (its @v/list is refused, so `go install ...@latest` cannot work; the wrapper
 # module asks for the version itself). Its go.mod says `go 1.26.0`.
 KUBE_STATE_METRICS_VERSION=v2.20.0
+# helm: the client a team leaving the deliveryhero chart runs today; the e2e suite installs a chart
+# in that chart's shapes with it, hands the release over to our deploy and runs `helm uninstall`
+# (issue 36). v4.3.2 is the newest v4 the proxy serves; its go.mod says `go 1.26.0`.
+HELM_VERSION=v4.3.2
 
 # Bump when the build recipe (flags, ldflags) changes, to invalidate stamps.
 RECIPE_REV=2
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kwok coredns prometheus-operator prometheus kube-state-metrics helm)
 
 # ------------------------------------------------------------------ setup ---
 PROG=build-binaries.sh
@@ -89,7 +93,7 @@ SELECTED=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy|kwok|coredns|prometheus-operator|prometheus|kube-state-metrics) SELECTED+=("$arg") ;;
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy|kwok|coredns|prometheus-operator|prometheus|kube-state-metrics|helm) SELECTED+=("$arg") ;;
     *) usage >&2; die "unknown binary '$arg' (choose from: ${ALL_BINARIES[*]})" ;;
   esac
 done
@@ -363,6 +367,20 @@ $(gomod_requires "$gomod")
     "-s -w -X github.com/prometheus/common/version.Version=$v -X github.com/prometheus/common/version.Revision=${sha:-$v} -X github.com/prometheus/common/version.Branch=release-${v%.*}" -e
 }
 
+build_helm() {
+  local rec gomod mod=helm.sh/helm/v4 v=$HELM_VERSION sha
+  rec=$(mod_download "$mod@$v")
+  gomod=$(json_field GoMod <<<"$rec")
+  write_wrapper helm "$(gomod_header "$gomod")" \
+    "($(printf '\n\t%s %s' "$mod" "$v")
+$(gomod_requires "$gomod")
+)" "$mod/cmd/helm" "$(gomod_replaces "$gomod")"
+  # As upstream's Makefile (LDFLAGS): the tag, the commit and a clean tree into internal/version.
+  sha=$(json_field Hash <<<"$rec")
+  go_build helm "$mod/cmd/helm" \
+    "-s -w -X $mod/internal/version.version=$v -X $mod/internal/version.gitCommit=${sha:-$v} -X $mod/internal/version.gitTreeState=clean"
+}
+
 version_of() {
   case "$1" in
     etcd) echo "$ETCD_VERSION" ;;
@@ -372,6 +390,7 @@ version_of() {
     prometheus-operator) echo "$PROMETHEUS_OPERATOR_VERSION" ;;
     prometheus) echo "$PROMETHEUS_VERSION" ;;
     kube-state-metrics) echo "$KUBE_STATE_METRICS_VERSION" ;;
+    helm) echo "$HELM_VERSION" ;;
   esac
 }
 
@@ -381,7 +400,7 @@ version_of() {
 # and GOMODCACHE, which Go locks for concurrent use.
 JOBS=${NLD_BUILD_JOBS:-2}
 LONGEST_FIRST=(kube-apiserver prometheus prometheus-operator coredns kube-state-metrics kwok etcd
-  kube-controller-manager kubectl kubelet kube-proxy kube-scheduler)
+  helm kube-controller-manager kubectl kubelet kube-proxy kube-scheduler)
 
 # build_one NAME WANT: build NAME, stamp it with WANT; its exit code in $LOG_DIR/NAME.rc.
 build_one() {
@@ -472,6 +491,10 @@ verify() {
     kube-state-metrics)
       out=$(one_line "$bin" version)
       [[ $out == *"$KUBE_STATE_METRICS_VERSION"* ]] || { echo "verify kube-state-metrics: unexpected --version output: $out" >&2; return 1; }
+      ;;
+    helm)
+      out=$(one_line "$bin" version --template '{{.Version}}')
+      [[ $out == "$HELM_VERSION" ]] || { echo "verify helm: expected '$HELM_VERSION', got: $out" >&2; return 1; }
       ;;
   esac
   echo "verify $name: $out"

@@ -19,6 +19,7 @@ from constructs_nld.deploy import stop
 from constructs_nld.deploy.component import Component
 from constructs_nld.deploy.errors import ForbiddenError
 from constructs_nld.deploy.kube import KindNotServedError, KubeClient, ObjectRef
+from constructs_nld.deploy.options import HelmDriver
 from constructs_nld.permissions import Command, Permission, Resource, describe, grants, rules
 
 __all__ = ["check_access", "resources", "served_refs"]
@@ -80,6 +81,7 @@ def check_access(
     monitoring_served: bool = True,
     kube_dns_config: bool = False,
     retired: Iterable[ObjectRef] = (),
+    helm_driver: HelmDriver | None = None,
 ) -> set[ObjectRef]:
     """Raise :class:`ForbiddenError` naming every permission ``command`` needs for ``refs`` that is refused.
 
@@ -88,7 +90,8 @@ def check_access(
     deploy keeps them and says why (rules that name our objects name only the app's, and an
     earlier version's are named only when ``DeployerRBACProps.retired`` lists it).
     ``kube_dns_config``: whether node-cache mounts the ``kube-dns`` ConfigMap, which a
-    deploy then reads.
+    deploy then reads. ``helm_driver``: the deploy takes over a Helm release whose records
+    that driver keeps (:mod:`constructs_nld.deploy.handover`).
     """
     old = {ref: resource for ref in retired for resource in resources(client, [ref])}
     command_rules = rules(
@@ -98,6 +101,7 @@ def check_access(
         monitoring_served=monitoring_served,
         kube_dns_config=kube_dns_config,
         retired=old.values(),
+        helm_driver=helm_driver,
     )
     needed: list[Permission] = [permission for rule in command_rules for permission in rule.permissions()]
     refused = [permission for permission, allowed in zip(needed, _allowed(client, needed), strict=True) if not allowed]

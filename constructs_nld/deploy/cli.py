@@ -35,6 +35,7 @@ from constructs_nld.defaults import (
 )
 from constructs_nld.deploy.exitcodes import COMMANDS, ExitCode, epilog
 from constructs_nld.deploy.options import (
+    HELM_DRIVERS,
     OUTPUT_FORMATS,
     CommandOptions,
     Connection,
@@ -42,6 +43,7 @@ from constructs_nld.deploy.options import (
     CutoverOptions,
     DeployOptions,
     FleetOptions,
+    HelmDriver,
     HistoryOptions,
     Invocation,
     OutputFormat,
@@ -52,6 +54,7 @@ from constructs_nld.deploy.options import (
     SoakOptions,
     UninstallOptions,
     VerifyOptions,
+    check_release_name,
 )
 from constructs_nld.deploy.program import Program, invoked_as, use
 from constructs_nld.durations import duration_seconds
@@ -178,6 +181,14 @@ def _junit_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r}: its directory {folder!r} does not exist")
     if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text!r} is a directory: name the file to write")
+    return text
+
+
+def _release(text: str) -> str:
+    try:
+        check_release_name(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("adopt_helm_release: ")) from None
     return text
 
 
@@ -404,6 +415,19 @@ def parser() -> argparse.ArgumentParser:
         "that fails (e.g. 1,rest)",
     )
     _history_max(deploy_cli)
+    deploy_cli.add_argument(
+        "--adopt-helm-release",
+        type=_release,
+        metavar="RELEASE",
+        help="take over the app's objects that this Helm release holds, in place, so that a later "
+        "'helm uninstall RELEASE' keeps them (docs/from-deliveryhero.md)",
+    )
+    deploy_cli.add_argument(
+        "--helm-driver",
+        choices=HELM_DRIVERS,
+        default=None,
+        help="with --adopt-helm-release: where Helm keeps the release's records, as its HELM_DRIVER (default: secret)",
+    )
     verify_cli = _subcommand(
         commands,
         "verify",
@@ -693,6 +717,8 @@ def _options(command: str, flags: _Flags) -> CommandOptions:
             stall_after=stall_after,
             progress=progress,
             history_max=history_max,
+            adopt_helm_release=flags["adopt_helm_release"],
+            helm_driver=cast(HelmDriver, flags["helm_driver"] or "secret"),  # one of HELM_DRIVERS: argparse checked it
         )
     if command == "rollback":
         return RollbackOptions(

@@ -20,6 +20,7 @@ Timed waits are named, each with its own flag (``--timeout`` sets them all at on
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -27,6 +28,7 @@ from constructs_nld import defaults
 from constructs_nld.durations import duration_seconds
 
 __all__ = [
+    "HELM_DRIVERS",
     "OUTPUT_FORMATS",
     "SPEC_WINDOW",
     "CommandOptions",
@@ -36,6 +38,7 @@ __all__ = [
     "CutoverStep",
     "DeployOptions",
     "FleetOptions",
+    "HelmDriver",
     "HistoryOptions",
     "Invocation",
     "OutputFormat",
@@ -46,6 +49,7 @@ __all__ = [
     "SoakOptions",
     "UninstallOptions",
     "VerifyOptions",
+    "check_release_name",
 ]
 
 ProgressMode = Literal["plain", "tty", "auto"]
@@ -59,6 +63,21 @@ CutoverStep = Literal["start", "status", "promote", "rollback"]
 
 SPEC_WINDOW: Final = duration_seconds("window", defaults.SOAK_WINDOW)
 """The spec's minimum soak, in seconds."""
+
+
+HelmDriver = Literal["secret", "configmap"]
+"""Helm's storage drivers that keep records in the cluster (``HELM_DRIVER``; ``secret`` is Helm's default)."""
+HELM_DRIVERS: Final[tuple[HelmDriver, ...]] = ("secret", "configmap")
+_RELEASE_NAME: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def check_release_name(name: str) -> None:
+    """Refuse a name Helm would not give a release: a DNS-1123 subdomain of at most 53 characters."""
+    if not 0 < len(name) <= 53 or not _RELEASE_NAME.match(name):
+        raise ValueError(
+            f"adopt_helm_release: {name!r} is not a Helm release name "
+            "(lowercase letters, digits, '-' and '.', at most 53 characters)"
+        )
 
 
 def _positive(prop: str, value: float) -> None:
@@ -181,8 +200,21 @@ class DeployOptions:
     Default: - ``HISTORY_MAX``.
     """
 
+    adopt_helm_release: str | None = None
+    """The Helm release whose objects this deploy takes over in place (:mod:`constructs_nld.deploy.helm`).
+
+    Without it, a deploy that finds an object of the app in a Helm release refuses. Default: - none.
+    """
+
+    helm_driver: HelmDriver = "secret"
+    """Where that release's records are: Helm's ``HELM_DRIVER``, ``secret`` or ``configmap``. Default: - secret."""
+
     def __post_init__(self) -> None:
         """Refuse options that contradict each other."""
+        if self.adopt_helm_release is not None:
+            check_release_name(self.adopt_helm_release)
+        if self.helm_driver not in HELM_DRIVERS:
+            raise ValueError(f"helm_driver: must be one of {', '.join(HELM_DRIVERS)}, got {self.helm_driver!r}")
         if self.dry_run and self.diff:
             raise ValueError("dry_run: cannot be combined with diff, got both")
         if self.wait and (self.dry_run or self.diff):

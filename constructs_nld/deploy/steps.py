@@ -59,6 +59,7 @@ from constructs_nld.deploy.errors import (
     WaitTimeoutError,
 )
 from constructs_nld.deploy.fleet import api_error
+from constructs_nld.deploy.handover import Handover, find_release, mark_records, replace_daemon_set, replaces
 from constructs_nld.deploy.history import Recorder
 from constructs_nld.deploy.kube import FIELD_MANAGER, REREADS, KindNotServedError, Manifest, ObjectRef, RereadError
 from constructs_nld.deploy.kube_dns_config import refuse_collisions
@@ -110,11 +111,13 @@ class ObjectResult:
     ref: ObjectRef
     action: Action
     taken_over: bool = False
-    """Its fields were taken over from client-side ``kubectl apply`` first."""
+    """Its fields were taken over first, from ``taken_from``."""
+    taken_from: str = "kubectl apply"
+    """Whose fields were taken over: client-side ``kubectl apply``, or the Helm release handed over."""
 
     def __str__(self) -> str:
         """``kind/ns/name action``, noting a take-over."""
-        return f"{self.ref} {'taken over from kubectl apply, ' if self.taken_over else ''}{self.action}"
+        return f"{self.ref} {f'taken over from {self.taken_from}, ' if self.taken_over else ''}{self.action}"
 
 
 @dataclass
@@ -177,6 +180,8 @@ class DeployState:
     """The cluster's deploy Lease, while this run holds it."""
     recorder: Recorder | None = None
     """What records this run's revision in the release history (None: a run that records none)."""
+    handover: Handover | None = None
+    """The Helm release this run takes over, as ``find_release`` planned it (None: none)."""
 
     def again(self) -> DeployState:
         """A fresh state for the same run, its Lease kept: the cluster read again (the Services of kube-dns too)."""
@@ -343,6 +348,7 @@ def plan(state: DeployState) -> None:
         namespace=state.component.namespace,
         kube_dns_config=state.component.reads_kube_dns_config,
         retired=[stale.ref for stale in state.stale if not stale.foreign],
+        helm_driver=state.options.helm_driver if state.options.adopt_helm_release else None,
     )
     not_granted = "the deployer may not delete it (DeployerRBAC names the app's objects: see its retired prop)"
     state.stale = [replace(s, denied=not_granted) if s.ref in undeletable else s for s in state.stale]
@@ -382,8 +388,8 @@ def admit(state: DeployState) -> None:
             state.live[item.ref] = client.get(item.ref)
     created = {item.ref.name for item in state.planned if item.ref.kind == "Namespace" and state.live[item.ref] is None}
     for item in state.planned:
-        if item.ref.namespace in created:
-            continue
+        if item.ref.namespace in created or replaces(state, item.ref):
+            continue  # the release's DaemonSet is replaced, never changed: its selector cannot change
         try:
             state.probes[item.ref] = client.apply(state.instead.get(item.ref, item.manifest), dry_run=True)
         except ApiException as error:
@@ -407,8 +413,10 @@ def _writes(state: DeployState) -> bool:
     parent = state.live.get(state.applyset.ref)
     kinds, namespaces = ApplySet.recorded(parent)
     kept = {member_key(item.ref) for item in state.stale if item.denied or item.others}
+    handover = state.handover
     return (
         changed
+        or (handover is not None and bool(handover.records or handover.old_selector))
         or any(not (item.foreign or item.denied or item.others) for item in state.stale)
         or parent is None
         or kinds != state.kinds
@@ -510,7 +518,8 @@ def _take_over(state: DeployState, ref: ObjectRef, live: Manifest) -> Manifest |
     current: Manifest | None = live
     rereads = 0
     while True:
-        patch = None if current is None else take_over_patch(current, datetime.now(UTC))
+        helm = state.handover is not None
+        patch = None if current is None else take_over_patch(current, datetime.now(UTC), helm=helm)
         if patch is None:
             return None if current is live else current
         try:
@@ -527,11 +536,14 @@ def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[M
     client = state.session.kube
     live = state.live[ref] if ref in state.live else client.get(ref)
     if state.options.diff:
-        after = client.apply(desired, dry_run=True)
+        # The release's DaemonSet is replaced, not changed: its diff is to the app's as synthesized.
+        after = desired if replaces(state, ref) else client.apply(desired, dry_run=True)
         text = render_diff(str(ref), live, after)
         if text:
             state.report.diffs[str(ref)] = text
         return after, None
+    if replaces(state, ref):
+        return _replace(state, desired, ref, live)
     taken_over = False
     if live is not None:
         adopted = _take_over(state, ref, live)
@@ -540,14 +552,33 @@ def _reconcile(state: DeployState, desired: Manifest, ref: ObjectRef) -> tuple[M
     if live is not None and is_subset(desired, live):
         probe = state.probes[ref] if ref in state.probes and not taken_over else client.apply(desired, dry_run=True)
         if same_object(live, probe):
-            return live, ObjectResult(ref, "unchanged", taken_over)
+            return live, ObjectResult(ref, "unchanged", taken_over, _taken_from(state))
     if ref == ObjectRef.of(state.component.daemon_set) and live is not None and not state.options.dry_run:
-        return _apply_daemon_set(state, desired, ref, live), ObjectResult(ref, "configured", taken_over)
+        return _apply_daemon_set(state, desired, ref, live), ObjectResult(
+            ref, "configured", taken_over, _taken_from(state)
+        )
     if state.options.dry_run and ref in state.probes and not taken_over:
         result = state.probes[ref]  # admit's dry run was this one
     else:
         result = client.apply(desired, dry_run=state.options.dry_run)
-    return result, ObjectResult(ref, "created" if live is None else "configured", taken_over)
+    return result, ObjectResult(ref, "created" if live is None else "configured", taken_over, _taken_from(state))
+
+
+def _taken_from(state: DeployState) -> str:
+    return state.handover.label if state.handover is not None else "kubectl apply"
+
+
+def _replace(
+    state: DeployState, desired: Manifest, ref: ObjectRef, live: Manifest | None
+) -> tuple[Manifest, ObjectResult]:
+    """The Helm release's DaemonSet replaced by the app's; with a dry run, shown as the app's alone."""
+    if state.options.dry_run:
+        assert state.handover is not None
+        after, state.handover.replaced = desired, True
+    else:
+        after = replace_daemon_set(state, desired, ref, live)
+    action: Action = "created" if live is None else "configured"
+    return after, ObjectResult(ref, action, live is not None, _taken_from(state))
 
 
 def _apply_daemon_set(state: DeployState, desired: Manifest, ref: ObjectRef, live: Manifest) -> Manifest:
@@ -647,6 +678,9 @@ def apply_rest(state: DeployState) -> None:
 def restart(state: DeployState) -> None:
     """Step 7: a restart when the cluster shows node-cache pods that lack an address."""
     ref = ObjectRef.of(state.component.daemon_set)
+    if state.handover is not None and state.handover.replaced:
+        state.out(f"[7/7] no restart: {ref} is new, so its controller replaces every pod of the Helm release's")
+        return
     decision = Restart(
         state.session.kube,
         ref,
@@ -725,10 +759,10 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     Every refusal of a deploy is among them: a caller that writes state of its own (``cutover
     promote``) takes them first, so that a refused run leaves nothing behind.
     """
-    return (check_app, precondition, guard, report_cluster_ip, plan, admit, read_history)
+    return (check_app, precondition, guard, report_cluster_ip, plan, find_release, admit, read_history)
 
 
-DEPLOY_WRITES: Final[tuple[Step, ...]] = (take_lease, apply_services, apply_rest, restart, follow, prune)
+DEPLOY_WRITES: Final[tuple[Step, ...]] = (take_lease, mark_records, apply_services, apply_rest, restart, follow, prune)
 """A deploy's steps from its first write on."""
 
 

@@ -463,23 +463,21 @@ class RealNodeBed(Stack):
 
             yield read
 
-    def pods(self) -> list[dict[str, Any]]:
-        """The node-cache pods of this node (any phase, deleting ones too)."""
-        return self.rest.items(
-            _PODS, labelSelector="k8s-app=node-local-dns", fieldSelector=f"spec.nodeName={self.name}"
-        )
+    def pods(self, selector: str = "k8s-app=node-local-dns") -> list[dict[str, Any]]:
+        """The node-cache pods of this node (any phase, deleting ones too); ``selector``: another DaemonSet's."""
+        return self.rest.items(_PODS, labelSelector=selector, fieldSelector=f"spec.nodeName={self.name}")
 
     def current_pod(self) -> dict[str, Any]:
         """The node's one node-cache pod that is not being deleted, ready or not."""
         (pod,) = [p for p in self.pods() if not p["metadata"].get("deletionTimestamp")]
         return pod
 
-    def node_cache_pod(self, timeout: float = 60) -> dict[str, Any]:
-        """The one pod on the node once it is Ready (and not deleting)."""
+    def node_cache_pod(self, timeout: float = 60, selector: str = "k8s-app=node-local-dns") -> dict[str, Any]:
+        """The one pod on the node once it is Ready (and not deleting); ``selector``: another DaemonSet's."""
         found: list[dict[str, Any]] = []
 
         def ready() -> bool:
-            found[:] = [p for p in self.pods() if is_ready(p)]
+            found[:] = [p for p in self.pods(selector) if is_ready(p)]
             return len(found) == 1
 
         wait_until("the node-cache pod to be Ready", ready, timeout, 0.2, watch=(self.node.kubelet,))
@@ -501,14 +499,24 @@ class RealNodeBed(Stack):
         return probes.scrape(self.bed.node, url).total("coredns_dns_requests_total", server=server)
 
     def wait_intercepting(
-        self, name: str = "kubernetes.default.svc.cluster.local", *, metrics_port: int = defaults.METRICS_PORT
+        self,
+        name: str = "kubernetes.default.svc.cluster.local",
+        *,
+        metrics_port: int = defaults.METRICS_PORT,
+        selector: str = "k8s-app=node-local-dns",
+        upstream_service: str = defaults.UPSTREAM_SERVICE_NAME,
+        timeout: float = 30,
     ) -> None:
-        """Until the pod is Ready, kube-proxy programs kube-dns-upstream and a lookup of ``name`` reaches node-cache."""
-        self.node_cache_pod()
-        upstream = self.rest.get(f"/api/v1/namespaces/{_NAMESPACE}/services/{defaults.UPSTREAM_SERVICE_NAME}")
-        assert upstream is not None, "kube-dns-upstream missing"
+        """Until the pod is Ready, kube-proxy programs its upstream Service and a lookup of ``name`` reaches node-cache.
+
+        ``selector`` and ``upstream_service``: another DaemonSet's pods (a Helm chart's) and their upstream;
+        ``timeout``: how long the lookup may take to reach node-cache once the pod is Ready.
+        """
+        self.node_cache_pod(selector=selector)
+        upstream = self.rest.get(f"/api/v1/namespaces/{_NAMESPACE}/services/{upstream_service}")
+        assert upstream is not None, f"{upstream_service} missing"
         address = upstream["spec"]["clusterIP"]
-        self.wait_for("kube-proxy to program kube-dns-upstream", lambda: self.proxy.programs(address))
+        self.wait_for(f"kube-proxy to program {upstream_service}", lambda: self.proxy.programs(address))
 
         def intercepted() -> bool:
             try:
@@ -518,7 +526,7 @@ class RealNodeBed(Stack):
             probes.dig(self.bed.pod, name, "AAAA")
             return self.node_cache_requests(metrics_port) > served
 
-        self.wait_for("a pod's lookup to reach node-cache", intercepted, 30)
+        self.wait_for("a pod's lookup to reach node-cache", intercepted, timeout)
 
     def container_id(self, pod: dict[str, Any], container: str = "node-cache") -> str:
         """The containerd id of ``container``'s current run in ``pod``."""

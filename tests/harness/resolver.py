@@ -26,6 +26,7 @@ import re
 import resource
 import selectors
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -34,7 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from tests.harness.process import Process, wait_until
 
@@ -170,6 +171,15 @@ class ResolverLoad(Process):
             shutil.rmtree(self.directory, ignore_errors=True)
         return LoadResult(tuple(Lookup(sent, latency, outcome) for sent, latency, outcome in lookups))
 
+    def finish(self) -> LoadResult:
+        """Send no more lookups, then :meth:`result`: a load as long as the test's steps, however long they take.
+
+        Call it once the load flows (:meth:`wait_answered`): the program then handles the signal.
+        """
+        assert self.process is not None
+        self.process.send_signal(_FINISH)
+        return self.result()
+
     def stop(self) -> int | None:
         """Kill the load if it still runs (teardown): a load has nothing to finish."""
         if self.alive():
@@ -196,6 +206,11 @@ def _outcome(qid: int, reply: bytes) -> str:
     return rcode
 
 
+_FINISH: Final = signal.SIGUSR1
+"""Sent to the program: send no more lookups, wait for those in flight, write what was sent (``finish``)."""
+_finishing: list[bool] = []
+
+
 def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: float) -> list[list[object]]:
     # One socket per lookup in flight: a timeout of seconds at hundreds per second needs more than 1024.
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -207,6 +222,9 @@ def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: fl
     start = time.monotonic()
     sent = answered = 0
     while sent < count or pending:
+        if _finishing and sent < count:
+            count = sent
+            del results[sent:]
         now = time.monotonic()
         while sent < count and now >= start + sent * interval:
             sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
@@ -261,6 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--output", type=Path, required=True, help="where the JSON goes")
     cli.add_argument("names", nargs="+", help="names looked up (AAAA), in turn")
     args = cli.parse_args(argv)
+    signal.signal(_FINISH, lambda *_: _finishing.append(True))
     args.output.write_text(json.dumps(_run(args.server, args.names, args.rate, args.count, args.timeout)))
     return 0
 

@@ -1173,6 +1173,10 @@ DEPLOYER_RBAC_PROPS = props(
         ),
         "labels": LABELS,
         "retired": _tuples(Kind(NODE_LOCAL_DNS_PROPS.valid, NODE_LOCAL_DNS_PROPS.perturbed), min_size=0, max_size=1),
+        "helm_handover": Kind(
+            st.sampled_from([None, "secret", "configmap"]),
+            st.one_of(st.sampled_from(["Secret", "sql", ""]), WRONG_TYPES),
+        ),
     },
 )
 

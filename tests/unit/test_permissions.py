@@ -7,7 +7,7 @@ PrometheusRules, and every bad prop.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -150,6 +150,10 @@ def test_only_the_kinds_of_node_local_dns_are_known_without_a_cluster() -> None:
         (
             lambda: DeployerRBACProps(labels={"app.kubernetes.io/name": "mine"}),
             r"labels: must not set 'app.kubernetes.io/name', which names these objects node-local-dns-deployer",
+        ),
+        (
+            lambda: DeployerRBACProps(helm_handover="sql"),  # type: ignore[arg-type]
+            r"helm_handover: must be secret, configmap or None, got 'sql'",
         ),
         (lambda: DeployerSubject(name="ci"), r"subjects: ServiceAccount 'ci' needs its namespace, got none"),
         (lambda: DeployerSubject(name="CI", namespace="ci"), r"subjects: name: must be a DNS label"),
@@ -311,3 +315,31 @@ def test_a_rule_with_names_is_rendered_with_resource_names_and_said_with_them() 
     }
     assert str(rule) == "get, patch daemonsets (apps) named node-local-dns in namespace kube-system"
     assert describe(rule.permissions()) == "in namespace kube-system: get, patch daemonsets.apps/node-local-dns"
+
+
+@pytest.mark.parametrize(("driver", "records"), [("secret", "secrets"), ("configmap", "configmaps")])
+def test_a_helm_handover_grants_the_deploy_its_records_pods_and_revisions_and_nothing_more(
+    driver: Literal["secret", "configmap"], records: str
+) -> None:
+    plain = _granted(rules("deploy", _OURS))
+
+    handover = _granted(rules("deploy", _OURS, helm_driver=driver))
+
+    assert (
+        handover - plain
+        == {  # a deploy lists the ConfigMaps of its set already
+            Permission("list", "", records, "kube-system"),
+            Permission("patch", "", records, "kube-system"),
+            Permission("patch", "", "pods", "kube-system"),
+            Permission("list", "apps", "controllerrevisions", "kube-system"),
+            Permission("delete", "apps", "controllerrevisions", "kube-system"),
+        }
+        - plain
+    )
+    assert Permission("patch", "", records, "kube-system") in handover - plain
+    assert _granted(rules("verify", _OURS, helm_driver=driver)) == _granted(rules("verify", _OURS))
+    app = cdk8s.App()
+    with_handover = DeployerRBAC(cdk8s.Chart(app, "a"), "d", DeployerRBACProps(helm_handover=driver))
+    without = DeployerRBAC(cdk8s.Chart(app, "b"), "d", DeployerRBACProps())
+    assert _granted(with_handover.rules["deploy"]) - _granted(without.rules["deploy"]) <= handover - plain
+    assert all(_allows(with_handover.rules["deploy"], permission) for permission in handover - plain)

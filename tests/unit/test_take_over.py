@@ -97,3 +97,26 @@ def test_a_last_applied_annotation_alone_is_removed() -> None:
         {"op": "replace", "path": "/metadata/managedFields", "value": [ROLLOUT]},
         {"op": "remove", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"},
     ]
+
+
+HELM_APPLY = {
+    "manager": "helm",
+    "operation": "Apply",
+    "apiVersion": "apps/v1",
+    "fieldsType": "FieldsV1",
+    "fieldsV1": {"f:metadata": {"f:annotations": {"f:meta.helm.sh/release-name": {}}}},
+}
+
+
+def test_helms_fields_become_ours_only_when_its_release_is_taken_over() -> None:
+    assert take_over_patch(live(HELM_APPLY, annotated=False), NOW) is None
+
+    patch = take_over_patch(live(HELM_APPLY, STATUS, annotated=False), NOW, helm=True)
+
+    assert patch is not None
+    (entries,) = [op["value"] for op in patch if op["path"] == "/metadata/managedFields"]
+    assert [(e["manager"], e["operation"]) for e in entries] == [
+        ("kube-controller-manager", "Update"),
+        ("nld-deploy", "Apply"),
+    ]
+    assert entries[1]["fieldsV1"] == HELM_APPLY["fieldsV1"]
