@@ -60,6 +60,17 @@ StaleMode = Literal["immediate", "verify"]
 _LABEL = r"[a-z0-9_](?:[-a-z0-9_]{0,61}[a-z0-9_])?"
 _NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
 _DNS64_PREFIX_LENGTHS: Final = (32, 40, 48, 56, 64, 96)
+UINT32_MAX: Final = 2**32 - 1
+SERVFAIL_TTL_MAX: Final = 300
+"""The longest a SERVFAIL may be cached, in seconds: RFC 2308's five minutes, which the cache plugin enforces."""
+RCODES: Final = frozenset(
+    {
+        "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "NOTIMPL", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET",
+        "NOTAUTH", "NOTZONE", "DSOTYPENI", "BADSIG", "BADKEY", "BADTIME", "BADMODE", "BADNAME", "BADALG",
+        "BADTRUNC", "BADCOOKIE",
+    }
+)  # fmt: skip
+"""The answer codes CoreDNS 1.13.2's DNS library names, but ``NOERROR``; ``failover`` refuses ``NXDOMAIN`` too."""
 
 
 def _check_name(prop: str, value: str, what: str) -> str:
@@ -170,8 +181,17 @@ class ServeStale:
         return Directive("serve_stale", (self.duration, self.mode))
 
 
-def _cache_extras(prefetch: Prefetch | None, serve_stale: ServeStale | None) -> tuple[Directive, ...]:
-    return tuple(item.directive() for item in (prefetch, serve_stale) if item is not None)
+def _cache_extras(
+    prefetch: Prefetch | None, serve_stale: ServeStale | None, servfail_ttl: int | None
+) -> tuple[Directive, ...]:
+    extras = tuple(item.directive() for item in (prefetch, serve_stale) if item is not None)
+    return (*extras, Directive("servfail", (f"{servfail_ttl}s",))) if servfail_ttl is not None else extras
+
+
+def check_servfail_ttl(prop: str, seconds: int | None) -> None:
+    """Raise unless ``seconds`` is unset or 0-300: the cache plugin refuses a SERVFAIL cached past 5 minutes."""
+    if seconds is not None:
+        check_positive(prop, seconds, allow_zero=True, maximum=SERVFAIL_TTL_MAX)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,11 +222,26 @@ class CacheSettings:
     Default: - off (the spec's).
     """
 
+    servfail_ttl: int | None = None
+    """Seconds an upstream's SERVFAIL is cached, in the four blocks: 0 (never) to 300 (RFC 2308's bound).
+
+    A flapping upstream's SERVFAILs are otherwise served to every client for the cache plugin's
+    5 s; ``0`` sends each query on, a longer one shields the upstream while it recovers.
+    node-cache's own SERVFAIL (no upstream answered) is never cached. Default: - the cache
+    plugin's own, five seconds.
+    """
+
+    other_zones_denial_capacity: int | None = None
+    """Negative answers kept in each of the reverse and catch-all blocks. Default: - the cache plugin's own capacity."""
+
     def __post_init__(self) -> None:
         """Capacities and TTLs are positive integers up to 2^31-1, the largest TTL DNS allows (RFC 2181)."""
         check_types(self, "cache.")
         for name in ("success_capacity", "success_ttl", "denial_capacity", "denial_ttl", "other_zones_ttl"):
             check_positive(f"cache.{name}", getattr(self, name))
+        check_servfail_ttl("cache.servfail_ttl", self.servfail_ttl)
+        if self.other_zones_denial_capacity is not None:
+            check_positive("cache.other_zones_denial_capacity", self.other_zones_denial_capacity)
 
     def cluster_directive(self) -> Directive:
         """The cluster-domain block's ``cache``: success and denial capacities and TTLs."""
@@ -215,13 +250,19 @@ class CacheSettings:
             block=(
                 Directive("success", (str(self.success_capacity), str(self.success_ttl))),
                 Directive("denial", (str(self.denial_capacity), str(self.denial_ttl))),
-                *_cache_extras(self.prefetch, self.serve_stale),
+                *_cache_extras(self.prefetch, self.serve_stale, self.servfail_ttl),
             ),
         )
 
     def other_directive(self) -> Directive:
-        """The other blocks' ``cache TTL`` (with a block only when prefetch or serve_stale is on)."""
-        return Directive("cache", (str(self.other_zones_ttl),), _cache_extras(self.prefetch, self.serve_stale))
+        """The other blocks' ``cache TTL`` (with a block only when an option beyond the TTL is set)."""
+        denial = (
+            (Directive("denial", (str(self.other_zones_denial_capacity),)),)
+            if self.other_zones_denial_capacity is not None
+            else ()
+        )
+        extras = _cache_extras(self.prefetch, self.serve_stale, self.servfail_ttl)
+        return Directive("cache", (str(self.other_zones_ttl),), (*denial, *extras))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,14 +290,18 @@ class ZoneCache:
     serve_stale: ServeStale | None = None
     """Answer from expired entries while the zone's upstream is down. Default: - off."""
 
+    servfail_ttl: int | None = None
+    """Seconds the upstream's SERVFAIL is cached, 0 (never) to 300. Default: - the cache plugin's own, five seconds."""
+
     def __post_init__(self) -> None:
-        """Every number is a positive ``int32``."""
+        """Every number is a positive ``int32``, but ``servfail_ttl``: 0-300."""
         check_types(self, "zones.cache.")
         check_positive("zones.cache.ttl", self.ttl)
         for name in ("success_capacity", "denial_capacity", "denial_ttl"):
             value = getattr(self, name)
             if value is not None:
                 check_positive(f"zones.cache.{name}", value)
+        check_servfail_ttl("zones.cache.servfail_ttl", self.servfail_ttl)
 
     def directive(self) -> Directive:
         """``cache TTL``, with a block for what is set beyond it."""
@@ -266,7 +311,8 @@ class ZoneCache:
         if self.denial_capacity is not None or self.denial_ttl is not None:
             capacity = self.denial_capacity if self.denial_capacity is not None else defaults.CACHE_PLUGIN_CAPACITY
             lines.append(Directive("denial", (str(capacity), str(self.denial_ttl or self.ttl))))
-        return Directive("cache", (str(self.ttl),), (*lines, *_cache_extras(self.prefetch, self.serve_stale)))
+        extras = _cache_extras(self.prefetch, self.serve_stale, self.servfail_ttl)
+        return Directive("cache", (str(self.ttl),), (*lines, *extras))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,6 +345,32 @@ class ForwardOptions:
     Default: - no cap (the spec's).
     """
 
+    max_connect_attempts: int | None = None
+    """Upstream attempts a query gets at most; past them, SERVFAIL at once.
+
+    Without it a query that times out (2 s an attempt) or is refused is sent again, to the
+    next upstream or the same one, until the plugin's 5 s deadline: a stalled upstream costs
+    every client its whole timeout, and a refusing one sees a burst of retries per query
+    (kubernetes-sigs/node-local-dns#12). Default: - no bound (the plugin's own; none of the
+    other deployers sets it).
+    """
+
+    failfast_all_unhealthy_upstreams: bool = False
+    """Answer SERVFAIL at once while every upstream has failed its health checks, instead of trying one anyway.
+
+    Needs the health checks (``max_fails`` not 0), which mark an upstream down. Default:
+    False (the plugin's own).
+    """
+
+    failover: tuple[str, ...] = ()
+    """Answer codes (``SERVFAIL``, ``REFUSED``…) on which the query goes to the next upstream instead.
+
+    Needs two upstreams or more to move to. Written in upper case, as CoreDNS names them;
+    ``NOERROR`` is refused, as CoreDNS refuses it, and ``NXDOMAIN``: CoreDNS goes round the
+    upstreams while each answers a code listed, so every name that does not exist would wait
+    out the 5 s deadline and get SERVFAIL. Default: - none (the plugin's own).
+    """
+
     def __post_init__(self) -> None:
         """Validate as the forward plugin parses it; a cap of 0 (no cap, to CoreDNS) is refused as confusing."""
         check_types(self, "forward.")
@@ -319,17 +391,63 @@ class ForwardOptions:
                 f"forward.max_concurrent: must be a positive integer, got {self.max_concurrent!r} "
                 "(0 means no cap to CoreDNS: leave it None for that)"
             )
+        if self.max_connect_attempts is not None:
+            if self.max_connect_attempts == 0 and type(self.max_connect_attempts) is int:
+                raise ValueError(
+                    "forward.max_connect_attempts: must be a positive integer, got 0 "
+                    "(0 means no bound to CoreDNS: leave it None for that)"
+                )
+            check_positive("forward.max_connect_attempts", self.max_connect_attempts, maximum=UINT32_MAX)
+        if self.failfast_all_unhealthy_upstreams and self.max_fails == 0:
+            raise ValueError(
+                "forward.failfast_all_unhealthy_upstreams: needs health checks, but max_fails is 0, "
+                "which never marks an upstream down"
+            )
+        object.__setattr__(self, "failover", _failover_rcodes(self.failover))
 
     def directive(self, to: Sequence[str]) -> Directive:
         """``forward . TO…``, with a block of the options that are set."""
         block: list[Directive] = []
         if self.protocol != "plain":
             block.append(Directive(self.protocol))
-        for name in ("max_fails", "expire", "health_check", "policy", "max_concurrent"):
+        for name in ("max_fails", "expire", "health_check", "policy", "max_concurrent", "max_connect_attempts"):
             value = getattr(self, name)
             if value is not None:
                 block.append(Directive(name, (str(value),)))
+        if self.failfast_all_unhealthy_upstreams:
+            block.append(Directive("failfast_all_unhealthy_upstreams"))
+        if self.failover:
+            block.append(Directive("failover", self.failover))
         return Directive("forward", (".", *to), tuple(block))
+
+    def check_upstreams(self, prop: str, count: int) -> None:
+        """Refuse ``failover`` where the block forwards to one upstream: it has nowhere to go."""
+        if self.failover and count < 2:
+            raise ValueError(
+                f"{prop}.failover: needs two upstreams or more to move to, but the block forwards to {count}"
+            )
+
+
+def _failover_rcodes(rcodes: tuple[str, ...]) -> tuple[str, ...]:
+    """``rcodes`` in CoreDNS's upper case, each once; an unknown one, or ``NOERROR``, refused as CoreDNS does."""
+    canonical: list[str] = []
+    for rcode in rcodes:
+        name = rcode.upper()
+        if name == "NOERROR":
+            raise ValueError("forward.failover: NOERROR is an answer, not a failure (CoreDNS refuses it)")
+        if name == "NXDOMAIN":
+            raise ValueError(
+                "forward.failover: NXDOMAIN is an answer every upstream gives for a name that does not exist: "
+                "CoreDNS would send such a lookup round the upstreams until its 5 s deadline, then answer SERVFAIL"
+            )
+        if name not in RCODES:
+            raise ValueError(
+                f"forward.failover: {rcode!r} is not an answer code CoreDNS knows; one of {', '.join(sorted(RCODES))}"
+            )
+        if name in canonical:
+            raise ValueError(f"forward.failover: {name} is given twice")
+        canonical.append(name)
+    return tuple(canonical)
 
 
 def _cluster_forward() -> ForwardOptions:
@@ -377,6 +495,7 @@ class ForwardZone:
         if not self.upstreams:
             raise ValueError(f"zones.upstreams: zone {self.names[0]!r} needs at least one upstream server, got none")
         object.__setattr__(self, "upstreams", tuple(upstream_address("zones.upstreams", u) for u in self.upstreams))
+        self.forward.check_upstreams("zones.forward", len(self.upstreams))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -575,6 +694,9 @@ class DnsOptions:
         object.__setattr__(
             self, "upstream_servers", tuple(upstream_address("upstream_servers", a) for a in self.upstream_servers)
         )
+        self.cluster_forward.check_upstreams("cluster_forward", 1)
+        if self.upstream_servers:
+            self.upstream_forward.check_upstreams("upstream_forward", len(self.upstream_servers))
         names = [entry.name for entry in self.hosts]
         for entry in self.hosts:
             if names.count(entry.name) > 1:

@@ -17,7 +17,7 @@ cluster, so the command answers at once.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -304,7 +304,23 @@ def _upstream_servers(value: str, converting: _Converting) -> None:
         converting.set("upstream_servers", carried, [])
 
 
-_FORWARD_OPTIONS: Final = ("max_fails", "expire", "health_check", "policy", "max_concurrent")
+_FORWARD_NUMBERS: Final = ("max_fails", "max_concurrent", "max_connect_attempts")
+_FORWARD_WORDS: Final = ("expire", "health_check", "policy")
+
+
+def _forward_option(name: str, args: Sequence[str]) -> tuple[str, Any] | None:
+    """The ``ForwardOptions`` field and value of one ``forward`` option line, or None if it has none."""
+    if not args and name in ("force_tcp", "prefer_udp"):
+        return "protocol", name
+    if not args and name == "failfast_all_unhealthy_upstreams":
+        return name, True
+    if args and name == "failover":
+        return name, [rcode.upper() for rcode in args]
+    if len(args) == 1 and name in _FORWARD_NUMBERS:
+        return name, int(args[0]) if args[0].isdigit() else args[0]
+    if len(args) == 1 and name in _FORWARD_WORDS:
+        return name, args[0]
+    return None
 
 
 def _upstream_forward(value: Any, converting: _Converting) -> None:
@@ -312,16 +328,15 @@ def _upstream_forward(value: Any, converting: _Converting) -> None:
     options: dict[str, Any] = {}
     for line in lines:
         words = str(line).split()
-        if len(words) == 1 and words[0] in ("force_tcp", "prefer_udp"):
-            options["protocol"] = words[0]
-        elif len(words) == 2 and words[0] in _FORWARD_OPTIONS:
-            number = words[0] in ("max_fails", "max_concurrent")
-            options[words[0]] = int(words[1]) if number and words[1].isdigit() else words[1]
+        option = _forward_option(words[0], words[1:]) if words else None
+        if option is not None:
+            options[option[0]] = option[1]
         else:
             converting.refuse(
                 f"config.upstreamForwardConfig {line!r}",
                 "not an option upstream_forward has (force_tcp, prefer_udp, max_fails, expire, health_check, "
-                "policy, max_concurrent); put it in an extra_server_blocks block of your own",
+                "policy, max_concurrent, max_connect_attempts, failfast_all_unhealthy_upstreams, failover); put it "
+                "in an extra_server_blocks block of your own",
             )
     if not options:
         return
@@ -407,13 +422,10 @@ def _forward_options(lines: tuple[Directive, ...]) -> tuple[dict[str, Any] | Non
     """The ``ForwardOptions`` fields of a ``forward`` block's lines, or None and why they are not."""
     options: dict[str, Any] = {}
     for line in lines:
-        if not line.args and line.name in ("force_tcp", "prefer_udp"):
-            options["protocol"] = line.name
-        elif len(line.args) == 1 and line.name in _FORWARD_OPTIONS:
-            number = line.name in ("max_fails", "max_concurrent") and line.args[0].isdigit()
-            options[line.name] = int(line.args[0]) if number else line.args[0]
-        else:
+        option = _forward_option(line.name, line.args)
+        if option is None:
             return None, f"its forward has {line.name}, which ForwardOptions has not{_AS_BLOCK}"
+        options[option[0]] = option[1]
     return options, ""
 
 
@@ -821,7 +833,8 @@ def _rules() -> tuple[Rule, ...]:
         Rule(
             "config.upstreamForwardConfig", {}, "map|list", "`upstream_forward`",
             "each line carried as its option (`force_tcp`, `prefer_udp`, `max_fails`, `expire`, `health_check`, "
-            "`policy`, `max_concurrent`); another line refused",
+            "`policy`, `max_concurrent`, `max_connect_attempts`, `failfast_all_unhealthy_upstreams`, `failover`); "
+            "another line refused",
             _upstream_forward,
         ),
         Rule("nameOverride", "", "str", "", f"refused when set: {_NAMES_FIXED}", _refuse_unless("", _NAMES_FIXED)),

@@ -60,13 +60,15 @@ def dig(
     tcp: bool = False,
     search: bool = False,
     source: str | None = None,
+    wait: int = 3,
 ) -> DigResult:
     """``dig`` from ``namespace``; without ``server``, the namespace's ``/etc/resolv.conf`` decides.
 
     ``rtype="PTR"`` with an address as ``name`` does a reverse lookup (``dig -x``);
-    ``source`` (``address#port``) fixes the query's source address and port (``dig -b``).
+    ``source`` (``address#port``) fixes the query's source address and port (``dig -b``);
+    ``wait`` is the seconds dig waits for the one answer it asks for.
     """
-    argv = ["dig", "+tries=1", "+time=3", "-p", str(port)]
+    argv = ["dig", "+tries=1", f"+time={wait}", "-p", str(port)]
     if source is not None:
         argv += ["-b", source]
     if server is not None:

@@ -43,6 +43,7 @@ from tests.e2e.netns import Testbed
 from tests.e2e.nodecache import node_cache_binary_or_skip
 from tests.e2e.realnode import RealNodeBed, kubectl_objects
 from tests.harness.coredns import CoreDNS
+from tests.harness.process import wait_until
 from tests.harness.resolver import ResolverLoad
 
 node_cache_binary_or_skip()  # without the binary, the module is one line of the summary
@@ -298,6 +299,180 @@ def test_max_concurrent_caps_queries_in_flight_to_a_slow_upstream(
         assert received <= cap * (seconds / delay + 2)
         assert rejects == outcomes.count("REFUSED") == len(names) - outcomes.count("ok") > 0
         assert outcomes.count("ok") == received
+
+
+# ----------------------------------------------------- retries, failfast, failover ---
+STALLED_UPSTREAM = "fd03::400"
+"""An upstream that drops every query it gets."""
+REFUSING_UPSTREAM = "fd03::401"
+"""An address with nothing listening on port 53: every query gets ICMP port unreachable back."""
+BACKUP_UPSTREAM = "fd03::402"
+"""The second upstream of a zone, which answers what the first refuses."""
+PROBE_LABEL = "nldprobe"
+"""The label of the names the tests below look up; the loop plugin's start-up queries never carry it."""
+
+
+def query_time_ms(result: probes.DigResult) -> str:
+    """How long dig waited for the answer, as it reports it, or that none came."""
+    match = re.search(r"^;; Query time: (\d+) msec", result.output, re.MULTILINE)
+    return f"{match.group(1)} ms" if match else "no answer"
+
+
+Packets = Callable[[str], Callable[[], int]]
+"""Counts the DNS queries to an address that carry :data:`PROBE_LABEL` (:func:`packets_to`)."""
+
+
+@pytest.fixture
+def packets_to(node: RealNodeBed) -> Iterator[Packets]:
+    """An ``ip6tables`` counter in the cluster-DNS namespace per address, of the UDP queries for a probe name.
+
+    The rule matches :data:`PROBE_LABEL` in the packet, so node-cache's health checks (``. NS``)
+    and the loop plugin's start-up queries stay out of the count; each rule goes after the test.
+    """
+    cluster_dns = node.bed.cluster_dns
+    with contextlib.ExitStack() as stack:
+
+        def watch(address: str) -> Callable[[], int]:
+            rule = ["-d", f"{address}/128", "-p", "udp", "--dport", "53", "-m", "string", "--algo", "bm"]
+            rule += ["--string", PROBE_LABEL, "-j", "ACCEPT"]
+            cluster_dns.run("ip6tables", "-w", "-I", "INPUT", *rule)
+            stack.callback(cluster_dns.run, "ip6tables", "-w", "-D", "INPUT", *rule)
+
+            def count() -> int:
+                listing = cluster_dns.run("ip6tables", "-w", "-n", "-v", "-x", "-L", "INPUT")
+                pattern = rf"^\s*(\d+)\s+\d+\s+ACCEPT\s.*\s{re.escape(address)}\s.*\"{PROBE_LABEL}\""
+                match = re.search(pattern, listing, re.MULTILINE)
+                assert match, listing
+                return int(match.group(1))
+
+            return count
+
+        yield watch
+
+
+@pytest.mark.parametrize("attempts", [1, None], ids=["one-attempt", "unbounded"])
+def test_max_connect_attempts_answers_servfail_before_the_client_gives_up_on_a_stalled_upstream(
+    node: RealNodeBed, upstreams: Upstreams, packets_to: Packets, attempts: int | None, measured: Callable[[str], None]
+) -> None:
+    bed = node.bed
+    upstreams(STALLED_UPSTREAM, {"stalled.example": []}, plugin="erratic {\n        drop 1\n    }")
+    queries = packets_to(STALLED_UPSTREAM)
+    forward = ForwardOptions(max_connect_attempts=attempts)
+    zone = ForwardZone(names=("stalled.example",), upstreams=(STALLED_UPSTREAM,), forward=forward)
+    start_node_cache(node, props(zones=(zone,)))
+
+    # Each attempt waits 2 s for its answer; the client waits 4 s, as a resolver with its default 5 s would.
+    result = probes.dig(bed.pod, f"{PROBE_LABEL}.stalled.example", wait=4)
+
+    outcome = f"{result.status} in {query_time_ms(result)}" if result.status else "no answer in the client's 4 s"
+    measured(f"max_connect_attempts {attempts}, stalled upstream: {outcome}")
+    if attempts is None:
+        # Still retrying when the client gave up: a resolver's whole timeout lost, per lookup.
+        assert result.status == "", result.output
+        assert queries() >= 2
+    else:
+        assert result.status == "SERVFAIL", result.output
+        assert queries() == 1
+
+
+@pytest.mark.parametrize("attempts", [3, None], ids=["three-attempts", "unbounded"])
+def test_max_connect_attempts_bounds_the_retries_a_refusing_upstream_gets_per_query(
+    node: RealNodeBed, packets_to: Packets, attempts: int | None, measured: Callable[[str], None]
+) -> None:
+    bed = node.bed
+    bed.cluster_dns.ip("addr", "add", f"{REFUSING_UPSTREAM}/128", "dev", "lo")
+    # Every refusal answered, at once: the kernel's ICMPv6 rate limit would turn some into 2 s timeouts.
+    ratelimit = bed.cluster_dns.run("sysctl", "-n", "net.ipv6.icmp.ratelimit").strip()
+    bed.cluster_dns.sysctl("net.ipv6.icmp.ratelimit", "0")
+    try:
+        queries = packets_to(REFUSING_UPSTREAM)
+        # Without health checks, which would mark the upstream down and cut the retries short themselves.
+        forward = ForwardOptions(max_fails=0, max_connect_attempts=attempts)
+        zone = ForwardZone(names=("refusing.example",), upstreams=(REFUSING_UPSTREAM,), forward=forward)
+        start_node_cache(node, props(zones=(zone,)))
+
+        result = probes.dig(bed.pod, f"{PROBE_LABEL}.refusing.example", wait=8)
+
+        assert result.status == "SERVFAIL", result.output
+        sent = queries()
+        measured(f"max_connect_attempts {attempts}: one lookup to a refusing upstream sent it {sent} queries")
+        if attempts is None:
+            # Refused at once, sent again at once, until the plugin's 5 s deadline.
+            assert sent > 10 * 3
+        else:
+            assert sent == attempts
+    finally:
+        bed.cluster_dns.sysctl("net.ipv6.icmp.ratelimit", ratelimit)
+        bed.cluster_dns.ip("addr", "del", f"{REFUSING_UPSTREAM}/128", "dev", "lo")
+
+
+@pytest.mark.parametrize("failfast", [True, False], ids=["failfast", "without"])
+def test_failfast_answers_servfail_without_asking_an_upstream_its_health_checks_marked_down(
+    node: RealNodeBed, upstreams: Upstreams, packets_to: Packets, failfast: bool, measured: Callable[[str], None]
+) -> None:
+    bed = node.bed
+    # It drops every name, the health checks' ``. NS`` too.
+    upstreams(STALLED_UPSTREAM, {".": []}, plugin="erratic {\n        drop 1\n    }")
+    queries = packets_to(STALLED_UPSTREAM)
+    forward = ForwardOptions(max_fails=1, failfast_all_unhealthy_upstreams=failfast)
+    zone = ForwardZone(names=("stalled.example",), upstreams=(STALLED_UPSTREAM,), forward=forward)
+    start_node_cache(node, props(zones=(zone,)))
+    # The loop plugin's start-up query failed and set off the health checks; two failed ones mark it down.
+    wait_until(
+        "two failed health checks of the stalled upstream",
+        lambda: node_cache_metric(bed, "coredns_proxy_healthcheck_failures_total", to=f"[{STALLED_UPSTREAM}]:53") >= 2,
+        timeout=30,
+        interval=0.2,
+    )
+
+    result = probes.dig(bed.pod, f"{PROBE_LABEL}.stalled.example", wait=4)
+
+    measured(f"failfast {'on' if failfast else 'off'}, upstream down: {result.status} in {query_time_ms(result)}")
+    assert result.status == "SERVFAIL", result.output
+    assert node_cache_metric(bed, "coredns_forward_healthcheck_broken_total") >= 1
+    # Without failfast, all down is taken as broken health checks: one upstream is tried anyway,
+    # and the client waits out its 2 s for the SERVFAIL.
+    assert queries() == (0 if failfast else 1)
+
+
+@pytest.mark.parametrize("failover", [("REFUSED",), ()], ids=["failover", "without"])
+def test_failover_sends_a_refused_query_on_to_the_next_upstream(
+    node: RealNodeBed, upstreams: Upstreams, failover: tuple[str, ...]
+) -> None:
+    bed = node.bed
+    refusing = upstreams(CORP_UPSTREAM, {"corp.example": []}, plugin="acl {\n        block\n    }")
+    backup = upstreams(BACKUP_UPSTREAM, {"corp.example": [record("git.corp.example", "2001:db8:c::1")]})
+    forward = ForwardOptions(policy="sequential", failover=failover)
+    zone = ForwardZone(names=("corp.example",), upstreams=(CORP_UPSTREAM, BACKUP_UPSTREAM), forward=forward)
+    start_node_cache(node, props(zones=(zone,)))
+
+    result = probes.dig(bed.pod, "git.corp.example")
+
+    assert len(refusing.queries("git.corp.example")) == 1
+    if failover:
+        assert result.status == "NOERROR", result.output
+        assert result.answers == ("2001:db8:c::1",), result.output
+        assert len(backup.queries("git.corp.example")) == 1
+    else:
+        assert result.status == "REFUSED", result.output
+        assert backup.queries("git.corp.example") == []
+
+
+@pytest.mark.parametrize("seconds", [300, 0], ids=["five-minutes", "never"])
+def test_servfail_ttl_decides_whether_an_upstreams_servfail_is_served_again_from_cache(
+    node: RealNodeBed, upstreams: Upstreams, seconds: int
+) -> None:
+    bed = node.bed
+    servfail = "template ANY ANY {\n        rcode SERVFAIL\n    }"
+    failing = upstreams(PRIVATE_RESOLVER, {"broken.example": []}, plugin=servfail)
+    cache = CacheSettings(servfail_ttl=seconds)
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), cache=cache))
+
+    first = probes.dig(bed.pod, "api.broken.example")
+    second = probes.dig(bed.pod, "api.broken.example")
+
+    assert first.status == second.status == "SERVFAIL", (first.output, second.output)
+    assert len(failing.queries("api.broken.example")) == (1 if seconds else 2)
 
 
 # ----------------------------------------------------------- records, logs, dns64 ---

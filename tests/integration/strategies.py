@@ -497,6 +497,8 @@ CACHE = props(
         },
         "prefetch": optional(PREFETCH),
         "serve_stale": optional(SERVE_STALE),
+        "servfail_ttl": ints(0, 300),
+        "other_zones_denial_capacity": _INT32,
     },
 )
 _PROMETHEUS_LABEL_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True).filter(
@@ -561,6 +563,23 @@ def _tuples(kind: Kind, *, min_size: int, max_size: int, unique: bool = False) -
     return Kind(st.lists(kind.valid, min_size=min_size, max_size=max_size, unique=unique).map(tuple), st.one_of(*near))
 
 
+FAILOVER_RCODES = Kind(
+    st.lists(
+        st.sampled_from(["SERVFAIL", "REFUSED", "FORMERR", "NOTIMP", "BADCOOKIE"]).flatmap(
+            lambda rcode: st.sampled_from([rcode, rcode.lower(), rcode.capitalize()])
+        ),
+        min_size=1,
+        max_size=3,
+        unique_by=str.upper,
+    ).map(tuple),
+    st.one_of(
+        st.sampled_from(
+            [("NOERROR",), ("noerror", "REFUSED"), ("nxdomain",), ("bogus",), ("",), ("REFUSED", "refused"), "REFUSED"]
+        ),
+        WRONG_TYPES,
+    ),
+)
+"""``failover``'s answer codes, in any case, as CoreDNS reads them; ``NOERROR``, ``NXDOMAIN`` and unknown codes near."""
 FORWARD_OPTIONS = props(
     ForwardOptions,
     {
@@ -572,6 +591,9 @@ FORWARD_OPTIONS = props(
         "health_check": GO_DURATIONS,
         "policy": Kind(st.sampled_from(["random", "round_robin", "sequential"]), st.sampled_from(["rr", "", "Random"])),
         "max_concurrent": ints(1, INT32_MAX),
+        "max_connect_attempts": ints(1, 2**32 - 1),
+        "failfast_all_unhealthy_upstreams": BOOLEANS,
+        "failover": FAILOVER_RCODES,
     },
     prefix="forward",
 )
@@ -584,6 +606,7 @@ ZONE_CACHE = props(
         "denial_ttl": _INT32,
         "prefetch": optional(PREFETCH),
         "serve_stale": optional(SERVE_STALE),
+        "servfail_ttl": ints(0, 300),
     },
 )
 FORWARD_ZONES = props(
@@ -654,6 +677,7 @@ LOADABLE_OPTIONS = {
         _d("max_connect_attempts", "2"),
         _d("next", "NXDOMAIN"),
         _d("failfast_all_unhealthy_upstreams"),
+        _d("failover", "SERVFAIL", "REFUSED"),
         _d("tls"),
         _d("tls_servername", "dns.example"),
     ],

@@ -323,7 +323,12 @@ def test_an_ipv6_file_that_carries_everything() -> None:
           serveStale: {enabled: true, duration: "", mode: immediate}
           healthPort: 8081
           upstreamServers: "fd10::53 [fd10::54]:5353"
-          upstreamForwardConfig: ["max_concurrent 1000", "policy sequential", "health_check 1s"]
+          upstreamForwardConfig:
+            - max_concurrent 1000
+            - policy sequential
+            - health_check 1s
+            - failover refused
+            - failfast_all_unhealthy_upstreams
         updateStrategy: {type: OnDelete}
         resources:
           requests: {cpu: 25m, memory: 100Mi}
@@ -346,7 +351,10 @@ def test_an_ipv6_file_that_carries_everything() -> None:
           - {key: node-fleet, operator: Exists, effect: NoSchedule}
           - {key: instance-type, operator: Exists, effect: NoSchedule}
     """
-    assert converted(text) == (
+    output = converted(text)
+
+    assert isinstance(props_from_values(yaml.safe_load(output[0])), NodeLocalDNSProps)
+    assert output == (
         textwrap.dedent("""\
             local_ip: fd00::20
             cluster_forward:
@@ -370,6 +378,9 @@ def test_an_ipv6_file_that_carries_everything() -> None:
               max_concurrent: 1000
               policy: sequential
               health_check: 1s
+              failover:
+              - REFUSED
+              failfast_all_unhealthy_upstreams: true
             pod_annotations:
               team: dns
             update_strategy: OnDelete
@@ -399,7 +410,7 @@ def test_each_refusal_names_its_key_and_reason() -> None:
           localDns: fe80::10
           dnsServer: fd00:10:96::a
           upstreamServers: "8.8.8.8 fd10::53"
-          upstreamForwardConfig: {a: "max_connect_attempts 2", b: "force_tcp"}
+          upstreamForwardConfig: {a: "tls", b: "force_tcp", c: "max_connect_attempts 2"}
           noIPv6Lookups: true
           extraServerBlocks: "corp.example:53 {\\n  rewrite name a.example b.example\\n  forward . fd10::53\\n}\\n"
           port: {number: 5353}
@@ -420,6 +431,7 @@ def test_each_refusal_names_its_key_and_reason() -> None:
         - fd10::53
         upstream_forward:
           protocol: force_tcp
+          max_connect_attempts: 2
         monitoring_namespace: kube-system
         dashboard: true
         memory_request: 128Mi
@@ -438,9 +450,9 @@ def test_each_refusal_names_its_key_and_reason() -> None:
         "extra_server_blocks block",
         "config.port.number: pods ask the kube-dns ClusterIP on port 53, which resolv.conf cannot change",
         "config.upstreamServers 8.8.8.8: must be an IPv6 address (the cluster is IPv6-only), got IPv4 '8.8.8.8'",
-        "config.upstreamForwardConfig 'max_connect_attempts 2': not an option upstream_forward has (force_tcp, "
-        "prefer_udp, max_fails, expire, health_check, policy, max_concurrent); put it in an extra_server_blocks "
-        "block of your own",
+        "config.upstreamForwardConfig 'tls': not an option upstream_forward has (force_tcp, prefer_udp, max_fails, "
+        "expire, health_check, policy, max_concurrent, max_connect_attempts, failfast_all_unhealthy_upstreams, "
+        "failover); put it in an extra_server_blocks block of your own",
         "nameOverride: object names are fixed (the DaemonSet, ConfigMap and ServiceAccount node-local-dns, the "
         "Services kube-dns-upstream and node-local-dns-metrics): verify and the deploy find the objects by them",
         "updateStrategy.rollingUpdate.maxUnavailable: must be a percentage 1%-100% or a number of pods from 1, "
@@ -598,6 +610,11 @@ EXTRA_SERVER_BLOCKS = """
             max_connect_attempts 2
         }
     }
+    tls.example:53 {
+        forward . fd10::53 {
+            tls
+        }
+    }
 """
 
 
@@ -614,6 +631,7 @@ def test_extra_server_blocks_that_only_forward_become_zones_and_the_others_are_r
             "cache": {"ttl": 60},
         },
         {"names": ["lab.example", "legacy.example"], "upstreams": ["fd10::55"]},
+        {"names": ["policy.example"], "upstreams": ["fd10::53"], "forward": {"max_connect_attempts": 2}},
     ]
     assert [refusal.line() for refusal in conversion.refusals] == [
         "config.extraServerBlocks v4.example:53: must be an IPv6 address (the cluster is IPv6-only), got IPv4 "
@@ -623,8 +641,8 @@ def test_extra_server_blocks_that_only_forward_become_zones_and_the_others_are_r
         "config.extraServerBlocks svc.cluster.local:53: svc.cluster.local is the cluster's (a zones entry with "
         "overrides_cluster_zones takes it, if meant)",
         "config.extraServerBlocks alt.example:5353: it listens on port 5353, and pods ask on 53",
-        "config.extraServerBlocks policy.example:53: its forward has max_connect_attempts, which ForwardOptions has "
-        "not: write it as an extra_server_blocks block",
+        "config.extraServerBlocks tls.example:53: its forward has tls, which ForwardOptions has not: write it as an "
+        "extra_server_blocks block",
     ]
     props_from_values(conversion.values)
 

@@ -123,6 +123,37 @@ def test_serve_stale_and_prefetch_apply_to_the_spec_blocks() -> None:
     )
 
 
+def test_retry_bounds_failfast_and_failover_are_written_in_the_forward_block() -> None:
+    zone = _zone(
+        upstreams=("fd03::100", "fd03::101"),
+        forward=ForwardOptions(
+            max_fails=1, max_connect_attempts=3, failfast_all_unhealthy_upstreams=True, failover=("servfail", "Refused")
+        ),
+    )
+
+    text = block_of(corefile(zones=(zone,)), "corp.example:53")
+
+    assert (
+        "    forward . fd03::100 fd03::101 {\n        max_fails 1\n        max_connect_attempts 3\n"
+        "        failfast_all_unhealthy_upstreams\n        failover SERVFAIL REFUSED\n    }\n"
+    ) in text
+    assert zone.forward.failover == ("SERVFAIL", "REFUSED")
+
+
+def test_servfail_ttl_reaches_every_cache_and_the_denial_capacity_the_other_blocks() -> None:
+    text = corefile(
+        cache=CacheSettings(servfail_ttl=0, other_zones_denial_capacity=1000),
+        zones=(_zone(cache=ZoneCache(ttl=60, servfail_ttl=30)),),
+    )
+
+    assert "    cache {\n        success 9984 30\n        denial 9984 5\n        servfail 0s\n    }\n" in block_of(
+        text, "cluster.local:53"
+    )
+    for key in ("in-addr.arpa:53", "ip6.arpa:53", ".:53"):
+        assert "    cache 30 {\n        denial 1000\n        servfail 0s\n    }\n" in block_of(text, key)
+    assert "    cache 60 {\n        servfail 30s\n    }\n" in block_of(text, "corp.example:53")
+
+
 def test_static_records_go_to_the_block_that_serves_their_name() -> None:
     text = corefile(
         zones=(CORP,),
@@ -435,6 +466,76 @@ REFUSALS: list[tuple[str, Any, str]] = [
         "a max_concurrent of 0",
         lambda: ForwardOptions(max_concurrent=0),
         r"^forward.max_concurrent: must be a positive integer, got 0 \(0 means no cap to CoreDNS",
+    ),
+    (
+        "a max_connect_attempts of 0",
+        lambda: ForwardOptions(max_connect_attempts=0),
+        r"^forward.max_connect_attempts: must be a positive integer, got 0 \(0 means no bound to CoreDNS: leave it "
+        r"None for that\)$",
+    ),
+    (
+        "a max_connect_attempts past uint32",
+        lambda: ForwardOptions(max_connect_attempts=2**32),
+        r"^forward.max_connect_attempts: must be a positive integer \(at most 4294967295\), got 4294967296$",
+    ),
+    (
+        "failfast without health checks",
+        lambda: ForwardOptions(max_fails=0, failfast_all_unhealthy_upstreams=True),
+        r"^forward.failfast_all_unhealthy_upstreams: needs health checks, but max_fails is 0, which never marks an "
+        r"upstream down$",
+    ),
+    (
+        "failover on NOERROR",
+        lambda: ForwardOptions(failover=("noerror",)),
+        r"^forward.failover: NOERROR is an answer, not a failure \(CoreDNS refuses it\)$",
+    ),
+    (
+        "failover on NXDOMAIN",
+        lambda: ForwardOptions(failover=("SERVFAIL", "nxdomain")),
+        r"^forward.failover: NXDOMAIN is an answer every upstream gives for a name that does not exist: CoreDNS "
+        r"would send such a lookup round the upstreams until its 5 s deadline, then answer SERVFAIL$",
+    ),
+    (
+        "failover on an unknown answer code",
+        lambda: ForwardOptions(failover=("SERVFALE",)),
+        r"^forward.failover: 'SERVFALE' is not an answer code CoreDNS knows; one of BADALG, ",
+    ),
+    (
+        "failover on an answer code twice",
+        lambda: ForwardOptions(failover=("SERVFAIL", "servfail")),
+        r"^forward.failover: SERVFAIL is given twice$",
+    ),
+    (
+        "failover in a zone with one upstream",
+        lambda: _zone(forward=ForwardOptions(failover=("SERVFAIL",))),
+        r"^zones.forward.failover: needs two upstreams or more to move to, but the block forwards to 1$",
+    ),
+    (
+        "failover towards the cluster DNS",
+        lambda: NodeLocalDNSProps(cluster_forward=ForwardOptions(failover=("SERVFAIL",))),
+        r"^cluster_forward.failover: needs two upstreams or more to move to, but the block forwards to 1$",
+    ),
+    (
+        "failover towards one upstream server",
+        lambda: NodeLocalDNSProps(
+            upstream_servers=("fd03::200",), upstream_forward=ForwardOptions(failover=("REFUSED",))
+        ),
+        r"^upstream_forward.failover: needs two upstreams or more to move to, but the block forwards to 1$",
+    ),
+    (
+        "a servfail TTL past five minutes",
+        lambda: CacheSettings(servfail_ttl=301),
+        r"^cache.servfail_ttl: must be a non-negative integer \(at most 300\), got 301$",
+    ),
+    (
+        "a negative zone servfail TTL",
+        lambda: ZoneCache(servfail_ttl=-1),
+        r"^zones.cache.servfail_ttl: must be a non-negative integer \(at most 300\), got -1$",
+    ),
+    (
+        "a denial capacity of 0 for the other blocks",
+        lambda: CacheSettings(other_zones_denial_capacity=0),
+        r"^cache.other_zones_denial_capacity: must be a positive integer \(at most 2147483647\), got 0$",
     ),
     (
         "a negative serve-stale duration",

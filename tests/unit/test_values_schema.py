@@ -63,6 +63,9 @@ def test_the_schema_describes_fields_with_their_types_choices_and_defaults() -> 
             "health_check": None,
             "policy": None,
             "max_concurrent": None,
+            "max_connect_attempts": None,
+            "failfast_all_unhealthy_upstreams": False,
+            "failover": [],
         },
     }
     assert forward["policy"]["anyOf"] == [{"enum": ["random", "round_robin", "sequential"]}, {"type": "null"}]
