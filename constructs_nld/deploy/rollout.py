@@ -258,6 +258,12 @@ def follow_rollout(
             f"OnDelete: {status.updated}/{status.desired} pods run the current template, all available; "
             "the others take it when they are deleted (kubectl delete pod, node by node)"
         )
+    elif status.desired == 0:
+        progress.finish(
+            f"rollout complete in {report.seconds:.1f}s, but no node runs node-cache: the DaemonSet schedules "
+            "no pod (nodes tainted beyond the tolerations, or outside its node selector or affinity?); "
+            "verify names the nodes it leaves out"
+        )
     else:
         progress.finish(
             f"rollout complete in {report.seconds:.1f}s: {status.updated}/{status.desired} pods updated "

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from constructs_nld.deploy.cli import main
-from tests.fleet import eks_fleet
+from tests.fleet import eks_fleet, fleet_node
 from tests.simcluster import PodFate, SimulatedCluster
 
 POD_LABELS = {"k8s-app": "node-local-dns"}
@@ -62,6 +62,22 @@ def test_plain_progress_logs_a_line_per_change_and_how_the_rollout_ended(
     assert re.fullmatch(
         r"\[wait\] rollout complete in \d+\.\ds: 6/6 pods updated and available; "
         r"\d+ wave\(s\) observed, at most \d unavailable",
+        lines[-1],
+    ), lines[-1]
+
+
+def test_a_rollout_to_no_node_says_so_instead_of_reporting_zero_of_zero_as_done(
+    sim: SimulatedCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim.add_nodes([fleet_node("dedicated", 1)])
+
+    assert run(sim, "--wait", "--progress", "plain") == 0
+
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[wait]")]
+    assert re.fullmatch(
+        r"\[wait\] rollout complete in \d+\.\ds, but no node runs node-cache: the DaemonSet schedules no pod "
+        r"\(nodes tainted beyond the tolerations, or outside its node selector or affinity\?\); "
+        r"verify names the nodes it leaves out",
         lines[-1],
     ), lines[-1]
 
