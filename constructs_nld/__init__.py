@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     )
     from constructs_nld.corefile import Corefile, Directive, ServerBlock
     from constructs_nld.dns import (
+        AQueryFilter,
         CacheSettings,
         Dns64,
         DnsOptions,
@@ -101,6 +102,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "is_deployable",
     ),
     "constructs_nld.dns": (
+        "AQueryFilter",
         "CacheSettings",
         "Dns64",
         "DnsOptions",
@@ -134,6 +136,7 @@ __all__ = [
     "AlertGroup",
     "AlertRule",
     "AlertSettings",
+    "AQueryFilter",
     "CacheSettings",
     "Corefile",
     "CorefileConfigMap",

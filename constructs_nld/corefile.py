@@ -237,8 +237,8 @@ def _token_problem(token: str) -> str | None:
     """Why ``token`` would not be read back as the one word it is, or None.
 
     The Corefile lexer splits words at whitespace, starts a comment at ``#``, a quoted
-    string at ``"``, reads a lone brace as a block and replaces ``{$VAR}``/``{%VAR%}``
-    with the environment.
+    string at ``"`` (taken only in a ``template``'s records, see ``_words``), reads a lone
+    brace as a block and replaces ``{$VAR}``/``{%VAR%}`` with the environment.
     """
     if not token:
         return "it is empty"
@@ -251,6 +251,36 @@ def _token_problem(token: str) -> str | None:
     if "{$" in token or "{%" in token:
         return "'{$…}' and '{%…%}' are replaced by environment variables"
     return None
+
+
+_QUOTED_OPTIONS = frozenset({"additional", "answer", "authority"})
+"""The lines of a ``template`` block that may hold a quoted string: a resource record, whose fields need spaces."""
+
+
+def _quoted_problem(token: str) -> str | None:
+    """Why the quoted string ``token`` would not be read back as the text between its quotes, or None."""
+    inner = token[1:-1]
+    if not inner:
+        return "it is empty"
+    if not inner.isprintable() or '"' in inner or "\\" in inner:
+        return "a quoted string holds a '\"', a '\\' or a control character"
+    if "{$" in inner or "{%" in inner:
+        return "'{$…}' and '{%…%}' are replaced by environment variables"
+    return None
+
+
+def _words(directive: Directive, quoted: bool) -> list[tuple[str, str, str | None]]:
+    """Each word of ``directive`` and its children: the word, its directive, why it would not render (or None).
+
+    ``quoted``: the words are a ``template`` record's, where a quoted string is read as one word.
+    """
+    words = [(directive.name, directive.name, _token_problem(directive.name))]
+    for arg in directive.args:
+        is_quoted = quoted and len(arg) >= 2 and arg[0] == arg[-1] == '"'
+        words.append((arg, directive.name, _quoted_problem(arg) if is_quoted else _token_problem(arg)))
+    for child in directive.block:
+        words += _words(child, directive.name == "template" and child.name in _QUOTED_OPTIONS)
+    return words
 
 
 def _arguments(directive: Directive) -> list[str]:
@@ -317,13 +347,11 @@ class Corefile:
                     f"blocks: zone must be '.' or a lower-case DNS domain such as 'cluster.local', got {zone!r}"
                 )
         check_port("blocks.port", block.port)
-        for directive in _walk(block.directives):
-            for token in (directive.name, *directive.args):
-                problem = _token_problem(token)
+        for top in block.directives:
+            for token, name, problem in _words(top, quoted=False):
                 if problem:
                     raise ValueError(
-                        f"blocks: {token!r} in {directive.name!r} of {block.key!r} would not render as one word: "
-                        f"{problem}"
+                        f"blocks: {token!r} in {name!r} of {block.key!r} would not render as one word: {problem}"
                     )
         for directive in block.directives:
             if directive.name not in NODE_CACHE_PLUGINS:

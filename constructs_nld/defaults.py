@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 __all__ = [
+    "A_FILTER_TTL",
     "ALERTS_NAMESPACE",
     "API_BURST",
     "API_PAGE_SIZE",
@@ -283,6 +284,8 @@ CLUSTER_DOMAIN_CACHE_DENIAL: Final = (9984, 5)
 OTHER_ZONES_CACHE_TTL: Final = 30
 CACHE_PLUGIN_CAPACITY: Final = 9984
 """The cache plugin's own default capacity, written where a line of it needs one (``denial CAPACITY TTL``)."""
+A_FILTER_TTL: Final = 30
+"""Seconds the A-query filter's empty answer may be cached (its SOA's TTL and minimum): the other blocks' max TTL."""
 
 # --- monitoring -----------------------------------------------------------------------------
 SCRAPE_INTERVAL: Final = "60s"

@@ -33,6 +33,7 @@ from constructs_nld.props import INT32_MAX, Ports, check_positive, check_types
 
 __all__ = [
     "REVERSE_ZONES",
+    "AQueryFilter",
     "CacheSettings",
     "DiagnosticPlugin",
     "Dns64",
@@ -582,6 +583,64 @@ class Dns64:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AQueryFilter:
+    """node-cache answers A queries itself, NOERROR with no records, for IPv6-only clusters without NAT64.
+
+    glibc asks A and AAAA together; on an IPv6-only cluster an IPv4 address is of no use to
+    a pod, yet every A miss goes upstream. With the filter, the ``template`` plugin answers
+    each A query in the chosen zones with an empty answer and an SOA, so the client, and
+    node-cache's own denial cache, keep the negative answer for ``ttl`` seconds; no A query
+    leaves the node. AAAA and every other type are served as before.
+
+    Caveats: an A query for a name that does not exist gets NOERROR (no data) where the
+    AAAA query gets NXDOMAIN; an ANY query in a filtered zone gets the same empty answer
+    (the template plugin matches ANY for any type, which RFC 8482 allows). ``dns64`` makes
+    its AAAA answers from A records, so the filter never goes where dns64 is on: with the
+    default zones ``.`` is left out, and naming it is refused.
+    Replaces: none offers this (deliveryhero's ``config.noIPv6Lookups`` is the opposite filter, for AAAA).
+    """
+
+    zones: tuple[str, ...] = ()
+    """The zones whose A queries are answered: the cluster domain, ``.``, or a name any of our blocks serves.
+
+    Each goes to the block that serves it by CoreDNS's longest match, as ``hosts`` entries
+    do; a name in one of ``extra_server_blocks`` is refused (write a ``template`` there).
+    Default: - the cluster domain and ``.`` (only the cluster domain when dns64 is on).
+    """
+
+    ttl: int = defaults.A_FILTER_TTL
+    """Seconds the empty answer may be cached: the SOA's TTL and its minimum (RFC 2308). Default: 30."""
+
+    def __post_init__(self) -> None:
+        """Zones are DNS names or ``.``, each listed once; the TTL is 1 to 2^31-1 seconds (RFC 2181)."""
+        check_types(self, "a_filter.")
+        zones = tuple(z if z == "." else _check_name("a_filter.zones", z, "zone") for z in self.zones)
+        for zone in zones:
+            if zones.count(zone) > 1:
+                raise ValueError(f"a_filter.zones: {zone!r} is listed twice")
+        object.__setattr__(self, "zones", zones)
+        check_positive("a_filter.ttl", self.ttl, maximum=INT32_MAX)
+
+    def chosen(self, cluster_domain: str, *, dns64: bool) -> tuple[str, ...]:
+        """The zones filtered: the given ones, else the cluster domain and ``.`` (without ``.`` under dns64)."""
+        return self.zones or ((cluster_domain,) if dns64 else (cluster_domain, "."))
+
+    def directive(self, zones: Sequence[str]) -> Directive:
+        """``template IN A ZONE… { rcode NOERROR; authority "ZONE TTL IN SOA . . …" }`` for the zones of one block.
+
+        The SOA names the root as its server and mailbox: it is made up, and a zone of any length
+        keeps the record within DNS's 255 bytes (``ns.ZONE`` would not).
+        """
+        soa = f'"{{{{ .Zone }}}} {self.ttl} IN SOA . . 1 7200 1800 86400 {self.ttl}"'
+
+        return Directive(
+            "template",
+            ("IN", "A", *(z if z == "." else f"{z}." for z in zones)),
+            (Directive("rcode", ("NOERROR",)), Directive("authority", (soa,))),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
 class DnsOptions:
     """What node-cache serves beyond the spec's four blocks, and how it forwards; all off, or the spec's, by default."""
 
@@ -628,6 +687,12 @@ class DnsOptions:
     """dns64 in the catch-all block, for IPv4-only names behind NAT64. Default: - off (the spec's).
 
     Replaces: kops' dns64 on IPv6-only clusters.
+    """
+
+    a_filter: AQueryFilter | None = None
+    """Answer A queries in node-cache, with no records, in the chosen zones (IPv6-only clusters). Default: - off.
+
+    Replaces: none offers this (deliveryhero's ``config.noIPv6Lookups`` filters AAAA, the opposite).
     """
 
     extra_server_blocks: tuple[ServerBlock, ...] = ()
@@ -819,6 +884,43 @@ def _serves(block: ServerBlock, name: str) -> int:
     return max(lengths, default=-1)
 
 
+def _filter_block(blocks: Sequence[ServerBlock], zone: str, extra: range) -> int:
+    """The index of the block that serves ``zone`` by longest match; refuses one of ``extra_server_blocks``."""
+    best = max(range(len(blocks)), key=lambda i: _serves(blocks[i], zone))
+    if best in extra:
+        raise ValueError(
+            f"a_filter.zones: {zone!r} falls in the extra server block {blocks[best].key!r}, which is yours: write a "
+            "template there"
+        )
+    return best
+
+
+def _place_a_filter(
+    blocks: list[ServerBlock], a_filter: AQueryFilter, cluster_domain: str, *, dns64: bool, ours: int
+) -> None:
+    """Add the A-query filter's ``template`` to each block serving a chosen zone; refuses ``.`` under dns64.
+
+    ``ours`` is the index of the first extra server block: those before it and the last (``.``) are ours.
+    """
+    if dns64 and "." in a_filter.zones:
+        raise ValueError(
+            "a_filter.zones: '.' is refused with dns64, which makes its AAAA answers from the A records the filter "
+            "would answer empty; leave '.' out"
+        )
+    extra = range(ours, len(blocks) - 1)
+    by_block: dict[int, list[str]] = {}
+    for zone in a_filter.chosen(cluster_domain, dns64=dns64):
+        by_block.setdefault(_filter_block(blocks, zone, extra), []).append(zone)
+    for index, zones in by_block.items():
+        target = blocks[index]
+        blocks[index] = ServerBlock(
+            zone=target.zone,
+            more_zones=target.more_zones,
+            port=target.port,
+            directives=(*target.directives, a_filter.directive(zones)),
+        )
+
+
 def node_local_dns_corefile(
     *,
     cluster_domain: str,
@@ -875,6 +977,9 @@ def node_local_dns_corefile(
     upstream = options.upstream_servers or (placeholders.UPSTREAM_SERVERS,)
     dns64 = (options.dns64.directive(),) if options.dns64 is not None else ()
     blocks.append(block((".",), cache.other_directive(), options.upstream_forward.directive(upstream), *dns64))
+    if options.a_filter is not None:
+        ours = len(blocks) - len(options.extra_server_blocks) - 1
+        _place_a_filter(blocks, options.a_filter, cluster_domain, dns64=options.dns64 is not None, ours=ours)
     if options.hosts:
         by_block: dict[int, list[HostEntry]] = {}
         for entry in options.hosts:

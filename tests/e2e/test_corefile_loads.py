@@ -8,8 +8,8 @@ at start (:func:`tests.e2e.nodecache.render_runtime_corefile`) and given to ``co
 -conf`` (v1.13.2, the CoreDNS node-cache embeds) in a network namespace of its own, which
 has only ``lo``: node-cache's two addresses, and every upstream the Corefile forwards to
 (``/etc/resolv.conf`` names one), served by a second CoreDNS that answers NXDOMAIN to every
-query. Nothing leaves the machine. CoreDNS must print its banner, answer a query on both
-addresses, through its cache and ``forward``, and report healthy.
+query. Nothing leaves the machine. CoreDNS must print its banner, answer an AAAA and an A query (the A filter's
+template among them) on both addresses, through its cache and ``forward``, and report healthy.
 """
 
 from __future__ import annotations
@@ -131,8 +131,9 @@ def _starts_and_answers(node: Namespace, corefile: str, health_port: int, direct
         process.wait_started()
         for server in (LOCAL_IP, CLUSTER_IP):
             # The upstreams say NXDOMAIN; a static record of the example may answer instead.
-            result = probes.dig(node, "oracle.example", "AAAA", server=server)
-            assert result.status in ("NXDOMAIN", "NOERROR"), result.output
+            for rtype in ("AAAA", "A"):
+                result = probes.dig(node, "oracle.example", rtype, server=server)
+                assert result.status in ("NXDOMAIN", "NOERROR"), result.output
         status, body = probes.http_get(node, f"http://[{LOCAL_IP}]:{health_port}/health")
         assert (status, body.strip()) == (200, "OK")
     finally:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from constructs_nld import (
+    AQueryFilter,
     CacheSettings,
     Directive,
     Dns64,
@@ -521,6 +522,71 @@ def test_dns64_answers_aaaa_of_an_ipv4_only_name_with_the_prefix_address(
 
     assert result.status == "NOERROR", result.output
     assert result.answers == (expected,), result.output
+
+
+DUAL_STACK = (
+    'template IN AAAA dual.example {\n        answer "{{ .Name }} 60 IN AAAA 2001:db8::d"\n    }\n'
+    '    template IN A dual.example {\n        answer "{{ .Name }} 60 IN A 192.0.2.13"\n    }'
+)
+"""An upstream answering an AAAA and an A record for every name of ``dual.example``."""
+
+
+def _asked(upstream: Upstream, rtype: str) -> list[str]:
+    """The first label of each name of ``dual.example`` the upstream was asked for ``rtype`` records, in order."""
+    pattern = re.compile(rf'"{rtype} IN ([^ .]+)\.dual\.example\. (?:udp|tcp) ')
+    return [m.group(1) for line in upstream.process.log.splitlines() if (m := pattern.search(line))]
+
+
+@pytest.mark.parametrize("a_filter", [None, AQueryFilter()], ids=["without-filter", "with-filter"])
+def test_the_a_filter_halves_the_upstream_queries_of_a_and_aaaa_lookups_and_loses_no_aaaa_answer(
+    node: RealNodeBed, upstreams: Upstreams, a_filter: AQueryFilter | None, measured: Callable[[str], None]
+) -> None:
+    """10,000 names, each asked A then AAAA as glibc asks: without the filter both go upstream, with it only AAAA."""
+    bed = node.bed
+    upstream = upstreams(PRIVATE_RESOLVER, {"dual.example": []}, plugin=DUAL_STACK)
+    count, rate = 10_000, 1000
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), a_filter=a_filter))
+    names = [f"n{i}.dual.example" for i in range(count)]
+
+    load = ResolverLoad(bed.pod, CLUSTER_IP, names, rate=rate, count=2 * count, timeout=4, qtypes=("A", "AAAA"))
+    lookups = load.result().lookups
+
+    a_outcomes, aaaa_outcomes = [x.outcome for x in lookups[0::2]], [x.outcome for x in lookups[1::2]]
+    asked = {rtype: _asked(upstream, rtype) for rtype in ("A", "AAAA")}
+    measured(
+        f"A filter {'on' if a_filter else 'off'}: {count} names asked A and AAAA at {rate}/s: "
+        f"{len(asked['A']) + len(asked['AAAA'])} queries upstream ({len(asked['A'])} A, {len(asked['AAAA'])} AAAA); "
+        f"AAAA answered {aaaa_outcomes.count('ok')}, A answered {a_outcomes.count('ok')} with a record and "
+        f"{a_outcomes.count('NOERROR-empty')} empty"
+    )
+    every = {f"n{i}" for i in range(count)}
+    assert aaaa_outcomes.count("ok") == count
+    assert set(asked["AAAA"]) == every
+    if a_filter is None:
+        assert a_outcomes.count("ok") == count
+        assert set(asked["A"]) == every
+    else:
+        assert a_outcomes.count("NOERROR-empty") == count
+        assert asked["A"] == []
+
+
+def test_the_a_filter_answers_with_an_soa_for_negative_caching_and_leaves_the_catch_all_to_dns64(
+    node: RealNodeBed, upstreams: Upstreams
+) -> None:
+    bed = node.bed
+    upstreams(PRIVATE_RESOLVER, {"legacy.example": [record("v4.legacy.example", "192.0.2.10")]})
+    start_node_cache(node, props(upstream_servers=(PRIVATE_RESOLVER,), dns64=Dns64(), a_filter=AQueryFilter(ttl=20)))
+    cluster_before = probes.cluster_requests(bed)
+
+    filtered = probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", "A")
+    synthesized = probes.dig(bed.pod, "v4.legacy.example", "AAAA")
+
+    assert (filtered.status, filtered.answers) == ("NOERROR", ()), filtered.output
+    soa = re.search(r"^cluster\.local\.\s+(\d+)\s+IN\s+SOA\s+\. \. 1 7200 1800 86400 20$", filtered.output, re.M)
+    assert soa is not None and int(soa.group(1)) <= 20, filtered.output
+    assert probes.cluster_requests(bed) == cluster_before
+    assert synthesized.answers == ("64:ff9b::c000:20a",), synthesized.output
+    assert probes.dig(bed.pod, "kubernetes.default.svc.cluster.local", "AAAA").answers, "AAAA still answered"
 
 
 def test_extra_server_block_of_the_model_is_loaded_and_served(node: RealNodeBed) -> None:

@@ -46,7 +46,7 @@ __all__ = ["Lookup", "LoadResult", "ResolverLoad"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 4: "NOTIMP", 5: "REFUSED"}
-_AAAA = 28
+_QTYPES: Final = {"A": 1, "AAAA": 28}
 PROGRESS = 50
 """Answered lookups between two ``answered N`` lines of the program."""
 _ANSWERED = re.compile(r"^answered (\d+)$", re.M)
@@ -126,15 +126,21 @@ class ResolverLoad(Process):
         rate: float,
         count: int,
         timeout: float = 2.0,
+        qtypes: Sequence[str] = ("AAAA",),
     ) -> None:
-        """Start sending ``count`` AAAA lookups of ``names`` (in turn) at ``rate`` per second."""
+        """Start sending ``count`` lookups of ``names`` (in turn) at ``rate`` per second.
+
+        Each name is asked once per type of ``qtypes``, in that order (``("A", "AAAA")``: as
+        glibc asks for both families), before the next name.
+        """
         self.directory = Path(tempfile.mkdtemp(prefix="nld-resolver-"))
         super().__init__("resolver load", self.directory / "resolver.log", grace_period=0)
         self.output = self.directory / "lookups.json"
         self.namespace = namespace
         self.command = [
             sys.executable, "-m", "tests.harness.resolver", "--server", server, "--rate", str(rate),
-            "--count", str(count), "--timeout", str(timeout), "--output", str(self.output), *names,
+            "--count", str(count), "--timeout", str(timeout), "--output", str(self.output),
+            "--types", ",".join(qtypes), *names,
         ]  # fmt: skip
         self.duration = count / rate
         self.timeout = timeout
@@ -189,9 +195,9 @@ class ResolverLoad(Process):
 
 
 # ------------------------------------------------------- the program, in the namespace ---
-def _query(qid: int, name: str) -> bytes:
+def _query(qid: int, name: str, qtype: str) -> bytes:
     labels = b"".join(bytes([len(label)]) + label.encode() for label in name.rstrip(".").split("."))
-    return struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + labels + b"\0" + struct.pack("!HH", _AAAA, 1)
+    return struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + labels + b"\0" + struct.pack("!HH", _QTYPES[qtype], 1)
 
 
 def _outcome(qid: int, reply: bytes) -> str:
@@ -211,7 +217,9 @@ _FINISH: Final = signal.SIGUSR1
 _finishing: list[bool] = []
 
 
-def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: float) -> list[list[object]]:
+def _run(
+    server: str, names: Sequence[str], qtypes: Sequence[str], rate: float, count: int, timeout: float
+) -> list[list[object]]:
     # One socket per lookup in flight: a timeout of seconds at hundreds per second needs more than 1024.
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -233,7 +241,8 @@ def _run(server: str, names: Sequence[str], rate: float, count: int, timeout: fl
             try:
                 # connect() picks a fresh ephemeral port, and makes ICMP errors visible to recv().
                 sock.connect((server, 53))
-                sock.send(_query(qid, names[sent % len(names)]))
+                turn, qtype = divmod(sent, len(qtypes))
+                sock.send(_query(qid, names[turn % len(names)], qtypes[qtype]))
             except OSError as error:
                 results[sent] = [now, 0.0, errno.errorcode.get(error.errno or 0, "oserror")]
                 sock.close()
@@ -277,10 +286,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--count", type=int, required=True, help="lookups in all")
     cli.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for each answer")
     cli.add_argument("--output", type=Path, required=True, help="where the JSON goes")
-    cli.add_argument("names", nargs="+", help="names looked up (AAAA), in turn")
+    cli.add_argument("--types", default="AAAA", help="the types asked of each name, in order (A, AAAA)")
+    cli.add_argument("names", nargs="+", help="names looked up, in turn")
     args = cli.parse_args(argv)
+    qtypes = args.types.split(",")
+    unknown = sorted(set(qtypes) - set(_QTYPES))
+    if unknown:
+        cli.error(f"--types: takes A and AAAA, got {','.join(unknown)}")
     signal.signal(_FINISH, lambda *_: _finishing.append(True))
-    args.output.write_text(json.dumps(_run(args.server, args.names, args.rate, args.count, args.timeout)))
+    results = _run(args.server, args.names, qtypes, args.rate, args.count, args.timeout)
+    args.output.write_text(json.dumps(results))
     return 0
 
 

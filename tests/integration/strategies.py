@@ -26,6 +26,7 @@ from constructs_nld import (
     AlertGroup,
     AlertRule,
     AlertSettings,
+    AQueryFilter,
     CacheSettings,
     Corefile,
     CorefileConfigMapProps,
@@ -644,6 +645,23 @@ DNS64 = props(
         "translate_all": BOOLEANS,
     },
 )
+A_FILTER = props(
+    AQueryFilter,
+    {
+        "zones": _tuples(
+            Kind(
+                st.one_of(
+                    st.sampled_from([".", "cluster.local", "svc.cluster.local", "in-addr.arpa"]), ZONE_NAMES.valid
+                ),
+                st.sampled_from(["", "Corp.Example", "a..b", "a b", "..", _subdomain(254)]),
+            ),
+            min_size=0,
+            max_size=3,
+            unique=True,
+        ),
+        "ttl": ints(1, INT32_MAX),
+    },
+)
 QUERY_LOG = Kind(
     st.lists(st.sampled_from(["all", "denial", "error", "success"]), unique=True, max_size=3).map(tuple),
     st.one_of(st.sampled_from([("all", "all"), ("info",), ("",), ("Denial",)]), WRONG_TYPES),
@@ -684,7 +702,12 @@ LOADABLE_OPTIONS = {
     "hosts": [_d("ttl", "60"), _d("no_reverse"), _d("reload", "0s")],
     "log": [_d("class", "denial", "error")],
     "loadbalance": [_d("prefer", "fd00::/8")],
-    "template": [_d("rcode", "NXDOMAIN"), _d("ederror", "15")],
+    "template": [
+        _d("rcode", "NXDOMAIN"),
+        _d("ederror", "15"),
+        _d("answer", '"{{ .Name }} 60 IN AAAA 2001:db8::1"'),
+        _d("authority", '"{{ .Zone }} 60 IN SOA ns.{{ .Zone }} hostmaster.{{ .Zone }} 1 60 60 60 60"'),
+    ],
     "timeouts": [_d("read", "10s"), _d("write", "20s"), _d("idle", "60s")],
     "pprof": [_d("block", "1")],
     "trace": [_d("every", "100"), _d("service", "nld")],
@@ -765,6 +788,7 @@ DNS_OPTIONS = {
     "hosts": _tuples(Kind(HOST_ENTRIES.valid, HOST_ENTRIES.perturbed), min_size=0, max_size=2),
     "query_log": QUERY_LOG,
     "dns64": optional(DNS64),
+    "a_filter": optional(A_FILTER),
     "extra_server_blocks": EXTRA_BLOCKS,
     "extra_server_blocks_override_cluster_zones": BOOLEANS,
     "diagnostic_plugins": DIAGNOSTIC_PLUGINS,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from constructs_nld import (
+    AQueryFilter,
     CacheSettings,
     Directive,
     Dns64,
@@ -179,6 +180,48 @@ def test_query_log_in_every_block_and_dns64_in_the_catch_all() -> None:
     assert "    dns64 64:ff9b::/96\n" in block_of(text, ".:53")
     assert "dns64" not in block_of(text, "cluster.local:53")
     assert "    dns64 64:ff9b::/96 {\n        translate_all\n    }\n" in corefile(dns64=Dns64(translate_all=True))
+
+
+_NODATA = (
+    "    template IN A {zones} {{\n        rcode NOERROR\n"
+    '        authority "{{{{ .Zone }}}} {ttl} IN SOA . . 1 7200 1800 86400 {ttl}"\n    }}\n'
+)
+
+
+def test_the_a_filter_answers_a_queries_in_the_cluster_domain_and_the_catch_all_by_default() -> None:
+    text = corefile(a_filter=AQueryFilter())
+
+    assert _NODATA.format(zones="cluster.local.", ttl=30) in block_of(text, "cluster.local:53")
+    assert _NODATA.format(zones=".", ttl=30) in block_of(text, ".:53")
+    assert "template" not in block_of(text, "in-addr.arpa:53") + block_of(text, "ip6.arpa:53")
+
+
+def test_the_a_filter_goes_to_the_block_serving_each_zone_with_its_ttl() -> None:
+    text = corefile(
+        zones=(ForwardZone(names=("corp.example", "corp.test"), upstreams=("fd03::100",)),),
+        a_filter=AQueryFilter(zones=("svc.cluster.local.", "corp.test", "build.corp.example"), ttl=300),
+    )
+
+    assert _NODATA.format(zones="svc.cluster.local.", ttl=300) in block_of(text, "cluster.local:53")
+    assert _NODATA.format(zones="corp.test. build.corp.example.", ttl=300) in block_of(
+        text, "corp.example:53 corp.test:53"
+    )
+    assert "template" not in block_of(text, ".:53")
+
+
+def test_with_dns64_the_default_a_filter_leaves_the_catch_all_to_it() -> None:
+    text = corefile(a_filter=AQueryFilter(), dns64=Dns64())
+
+    assert _NODATA.format(zones="cluster.local.", ttl=30) in block_of(text, "cluster.local:53")
+    assert "template" not in block_of(text, ".:53")
+    assert "dns64 64:ff9b::/96" in block_of(text, ".:53")
+
+
+def test_a_template_record_may_be_quoted_and_nothing_else() -> None:
+    answer = Directive("answer", ('"{{ .Name }} 60 IN AAAA 2001:db8::1"',))
+    mine = ServerBlock(zone="lab.example", port=53, directives=(Directive("template", ("IN", "AAAA"), (answer,)),))
+
+    assert '        answer "{{ .Name }} 60 IN AAAA 2001:db8::1"\n' in corefile(extra_server_blocks=(mine,))
 
 
 def test_a_zone_may_replace_a_spec_zone_when_the_prop_says_so() -> None:
@@ -451,6 +494,56 @@ REFUSALS: list[tuple[str, Any, str]] = [
         ),
         r"^hosts: 'box.lab.example' falls in the extra server block 'lab.example:53', which has a hosts of its own "
         r"\(CoreDNS takes one a block\): write the entry there$",
+    ),
+    (
+        "an A filter on the catch-all with dns64",
+        lambda: NodeLocalDNSProps(dns64=Dns64(), a_filter=AQueryFilter(zones=(".",))),
+        r"^a_filter.zones: '.' is refused with dns64, which makes its AAAA answers from the A records the filter "
+        r"would answer empty; leave '.' out$",
+    ),
+    (
+        "an A filter zone in an extra server block",
+        lambda: NodeLocalDNSProps(
+            a_filter=AQueryFilter(zones=("build.lab.example",)), extra_server_blocks=(_lab(Directive("whoami")),)
+        ),
+        r"^a_filter.zones: 'build.lab.example' falls in the extra server block 'lab.example:53', which is yours: "
+        r"write a template there$",
+    ),
+    (
+        "an A filter zone listed twice",
+        lambda: AQueryFilter(zones=("corp.example", "corp.example.")),
+        r"^a_filter.zones: 'corp.example' is listed twice$",
+    ),
+    (
+        "an A filter zone that is no DNS name",
+        lambda: AQueryFilter(zones=("Corp.Example",)),
+        r"^a_filter.zones: must be a lower-case DNS zone such as 'corp.example', got 'Corp.Example'$",
+    ),
+    (
+        "an A filter TTL of 0",
+        lambda: AQueryFilter(ttl=0),
+        r"^a_filter.ttl: must be a positive integer",
+    ),
+    (
+        "an A filter TTL past int32",
+        lambda: AQueryFilter(ttl=2**31),
+        r"^a_filter.ttl: must be a positive integer \(at most 2147483647\), got 2147483648$",
+    ),
+    (
+        "a quoted argument outside a template's records",
+        lambda: NodeLocalDNSProps(extra_server_blocks=(_lab(Directive("forward", (".", '"fd03::53"'))),)),
+        r"^extra_server_blocks: '\"fd03::53\"' in 'forward' of 'lab.example:53' would not render as one word: it "
+        r"holds '#' \(a comment\) or '\"' \(a quoted string\)$",
+    ),
+    (
+        "a quoted template record holding a quote",
+        lambda: NodeLocalDNSProps(
+            extra_server_blocks=(
+                _lab(Directive("template", ("IN", "TXT"), (Directive("answer", ('"a 60 IN TXT "x""',)),))),
+            )
+        ),
+        r"^extra_server_blocks: '\"a 60 IN TXT \"x\"\"' in 'answer' of 'lab.example:53' would not render as one "
+        r"word: a quoted string holds a '\"', a '\\' or a control character$",
     ),
     (
         "a zone-scoped dns64 prefix",
