@@ -239,6 +239,7 @@ bench: setup system binaries
 	$(PY) bench/deploy.py
 	$(PY) bench/dataplane.py
 	$(PY) bench/disruption.py
+	$(PY) bench/cachememory.py
 	$(PY) bench/soak.py
 	$(PY) bench/scale.py
 	$(PY) bench/discovery.py

@@ -28,6 +28,7 @@ __all__ = [
     "ARGOCD_SYNC_WAVE_ANNOTATION",
     "BINARY_METRICS_PORT",
     "BINARY_METRICS_PORT_NAME",
+    "CACHE_ENTRY_BYTES",
     "CACHE_PLUGIN_CAPACITY",
     "CLUSTER_DOMAIN",
     "CLUSTER_DOMAIN_CACHE_DENIAL",
@@ -89,6 +90,7 @@ __all__ = [
     "MONITORING_GROUP",
     "MONITORING_LABELS",
     "NAMESPACE",
+    "NODE_CACHE_IDLE_BYTES",
     "NODE_SUPPORTED",
     "NODE_CACHE_APP_LABEL",
     "NODE_CACHE_CAPABILITIES",
@@ -284,6 +286,10 @@ CLUSTER_DOMAIN_CACHE_DENIAL: Final = (9984, 5)
 OTHER_ZONES_CACHE_TTL: Final = 30
 CACHE_PLUGIN_CAPACITY: Final = 9984
 """The cache plugin's own default capacity, written where a line of it needs one (``denial CAPACITY TTL``)."""
+CACHE_ENTRY_BYTES: Final = 1280
+"""Resident memory one cached entry costs node-cache 1.26.8, rounded up: measured by ``bench/cachememory.py``."""
+NODE_CACHE_IDLE_BYTES: Final = 44 * 2**20
+"""node-cache 1.26.8's resident memory with the spec's Corefile and empty caches: measured by the same bench."""
 A_FILTER_TTL: Final = 30
 """Seconds the A-query filter's empty answer may be cached (its SOA's TTL and minimum): the other blocks' max TTL."""
 

@@ -45,6 +45,7 @@ from typing import Final, Literal
 from kubernetes.client.exceptions import ApiException
 
 from constructs_nld import defaults
+from constructs_nld.cachememory import cache_budget
 from constructs_nld.deploy.access import check_access
 from constructs_nld.deploy.applyset import ApplySet, Stale, group_kind, member_key
 from constructs_nld.deploy.compare import is_subset, render_diff, same_object
@@ -99,6 +100,7 @@ __all__ = [
     "restart",
     "run_recorded",
     "run_steps",
+    "warn_cache_budget",
 ]
 
 Action = Literal["created", "configured", "unchanged", "pruned", "kept"]
@@ -134,6 +136,8 @@ class DeployReport:
     """How the rollout went, when the deploy waited for it."""
     pruned: list[ObjectRef] = field(default_factory=list)
     """Objects the app no longer defines that this run deleted (or, with a dry run or a diff, would delete)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run warned of without refusing: the caches' worst case beyond the memory request."""
 
 
 @dataclass(frozen=True)
@@ -292,6 +296,25 @@ def refuse_other_cutover(state: DeployState) -> None:
 def report_cluster_ip(state: DeployState) -> None:
     """Step 2's line: the address the app was synthesized with."""
     state.out(f"[2/7] kube-dns ClusterIP: {state.report.cluster_ip} (IPv6)")
+
+
+def warn_cache_budget(state: DeployState) -> None:
+    """Warn, refusing nothing, when the app's caches, full, would exceed node-cache's memory request.
+
+    Every deploy says it, the ``--diff`` and the ``--dry-run`` too, before anything is written
+    (:mod:`constructs_nld.cachememory`).
+    """
+    config_map = state.component.corefile
+    if config_map is None:
+        return
+    try:
+        budget = cache_budget(config_map, state.component.daemon_set)
+    except ValueError as error:
+        raise InvalidConfigError(f"the app's DaemonSet: {error}") from None
+    warning = budget.warning() if budget is not None else None
+    if warning is not None:
+        state.report.warnings.append(warning)
+        state.out(f"warning: {warning}")
 
 
 def plan(state: DeployState) -> None:
@@ -759,7 +782,17 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
     Every refusal of a deploy is among them: a caller that writes state of its own (``cutover
     promote``) takes them first, so that a refused run leaves nothing behind.
     """
-    return (check_app, precondition, guard, report_cluster_ip, plan, find_release, admit, read_history)
+    return (
+        check_app,
+        precondition,
+        guard,
+        report_cluster_ip,
+        warn_cache_budget,
+        plan,
+        find_release,
+        admit,
+        read_history,
+    )
 
 
 DEPLOY_WRITES: Final[tuple[Step, ...]] = (take_lease, mark_records, apply_services, apply_rest, restart, follow, prune)

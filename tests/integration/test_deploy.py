@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from constructs_nld import ForwardZone, NodeLocalDNSProps
+from constructs_nld import ForwardZone, NodeLocalDNSProps, ZoneCache
 from constructs_nld.deploy import DeployOptions, deploy, load_client, open_session, props_source
 from constructs_nld.deploy.cli import main
 from constructs_nld.deploy.errors import ApiUnreachableError, InvalidConfigError, PreconditionError
@@ -126,9 +126,10 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "leases/node-local-dns-deploy",
     ]
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split("]")[0] + "]" for line in lines] == [
+    assert [line.split("]")[0] + "]" if line.startswith("[") else line.split(":")[0] for line in lines] == [
         "[1/7]",
         "[2/7]",
+        "warning",
         "[3/7]",
         "[4/7]",
         "[5/7]",
@@ -140,6 +141,7 @@ def test_fresh_install_applies_services_then_workload_then_monitoring_without_a_
         "[history]",
     ]
     assert "first_deploy=yes freshly_created=yes" in lines[0]
+    assert lines[2].startswith("warning: the caches' worst case is "), lines[2]  # the spec's: 141.5 MiB over 100Mi
     assert lines[-2] == (
         "[7/7] rollout restart: not needed (the pods of daemonset/kube-system/node-local-dns start after "
         "service/kube-system/kube-dns-upstream)"
@@ -171,7 +173,7 @@ def test_entry_point_runs_as_a_script(cluster: ControlPlane, api_client: k8s.Api
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert len(result.stdout.splitlines()) == 11  # the seven steps' ten lines, and the revision recorded
+    assert len(result.stdout.splitlines()) == 12  # the seven steps' ten lines, the caches' warning, the revision
     assert rest.get(api_client, rest.PATHS["daemon-set"]) is not None
 
 
@@ -450,3 +452,36 @@ def test_switching_to_fallthrough_and_back_rolls_the_template_and_a_redeploy_wri
         "kube-dns-config",
         "config-volume",
     ]
+
+
+def _deploy_lines(cluster: ControlPlane, props: NodeLocalDNSProps, options: DeployOptions) -> list[str]:
+    lines: list[str] = []
+    client = load_client(str(cluster.kubeconfig_path), None, timeout=10)
+    deploy(open_session(client, props_source(props), read="deployable", out=lines.append), options)
+    return lines
+
+
+@pytest.mark.parametrize("options", [DeployOptions(diff=True), DeployOptions(dry_run=True)], ids=["diff", "dry-run"])
+def test_a_cache_beyond_the_memory_request_is_warned_of_before_anything_is_written(
+    cluster: ControlPlane, api_client: k8s.ApiClient, options: DeployOptions
+) -> None:
+    big = ForwardZone(names=("corp.example",), upstreams=("fd03::100",), cache=ZoneCache(success_capacity=100_000))
+    mark = cluster.audit_mark()
+
+    lines = _deploy_lines(cluster, NodeLocalDNSProps(zones=(big,), memory_request="160Mi"), options)
+
+    (warning,) = [line for line in lines if line.startswith("warning: ")]
+    assert "(189,696 entries of 5 block(s), success + denial: cluster.local:53 9,984 + 9,984; " in warning
+    assert "; corp.example:53 99,840 + 9,984; .:53 9,984 + 9,984; " in warning
+    assert "against a memory request of 160Mi: full caches would take more than node-cache requests" in warning
+    assert re.search(r"set memory_request to at least [0-9]+Mi, or lower the capacities", warning), warning
+    assert lines.index(warning) < next(i for i, line in enumerate(lines) if line.startswith("[5/7]"))
+    assert cluster.mutating_requests_since(mark) == []
+    assert_nothing_deployed(api_client)
+
+
+def test_a_memory_request_that_covers_every_cache_full_is_deployed_without_a_warning(cluster: ControlPlane) -> None:
+    lines = _deploy_lines(cluster, NodeLocalDNSProps(memory_request="160Mi"), DeployOptions(dry_run=True))
+
+    assert [line for line in lines if line.startswith("warning: ")] == []
+    assert any(line.startswith("[5/7]") for line in lines), lines

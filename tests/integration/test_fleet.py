@@ -97,6 +97,12 @@ def status(sim: SimulatedCluster) -> tuple[int, int, int]:
     )
 
 
+def passed_but_the_specs_cache_budget(results: dict[str, CheckResult]) -> bool:
+    """Every check passed, but ``cache-memory-budget``, which warns of the spec's caches: full, they exceed 100Mi."""
+    others = {r.status for name, r in results.items() if name != "cache-memory-budget"}
+    return others == {"pass"} and results["cache-memory-budget"].status == "warn"
+
+
 def node_created(sim: SimulatedCluster, name: str) -> datetime:
     node = sim.control_plane.fixture_api().get(f"/api/v1/nodes/{name}")
     assert node is not None
@@ -124,6 +130,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
         "pods-created-after-upstream-service": "pass",
         "node-cache-intercepts-kube-dns": "pass",
         "node-taints-tolerated": "pass",
+        "cache-memory-budget": "warn",  # the spec's caches, full, exceed its 100Mi (docs/configuration.md)
         "alert-metric-prefix": "pass",
         "podmonitor-scrapes-both-ports": "pass",
         "interception-mode": "pass",
@@ -139,7 +146,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
     assert results["pods-created-after-upstream-service"].detail == "all 10 pod(s) created after the Service"
     capsys.readouterr()
     assert main(["--kubeconfig", kubeconfig, "verify"]) == 0
-    assert "14 passed, 0 failed" in capsys.readouterr().out
+    assert "14 passed, 1 warned, 0 failed" in capsys.readouterr().out
 
 
 def test_a_taint_beyond_the_tolerations_keeps_the_pod_off_until_the_app_tolerates_it(sim: SimulatedCluster) -> None:
@@ -176,7 +183,7 @@ def test_a_taint_beyond_the_tolerations_keeps_the_pod_off_until_the_app_tolerate
     assert report.rollout is not None and report.rollout.max_unavailable <= 1
     assert "dedicated-1" in pod_nodes(sim)
     results = run_verify(sim, tolerant)
-    assert {r.status for r in results.values()} == {"pass"}, results
+    assert passed_but_the_specs_cache_budget(results), results
 
 
 def test_pods_older_than_a_recreated_upstream_service_fail_verify_and_a_deploy_rolls_them_all(
@@ -212,7 +219,7 @@ def test_pods_older_than_a_recreated_upstream_service_fail_verify_and_a_deploy_r
     recreated = rest.get(UPSTREAM)
     assert recreated is not None
     assert all(pod["metadata"]["creationTimestamp"] >= recreated["metadata"]["creationTimestamp"] for pod in pods)
-    assert {r.status for r in run_verify(sim).values()} == {"pass"}
+    assert passed_but_the_specs_cache_budget(run_verify(sim))
 
 
 def test_new_nodes_whose_pods_cannot_start_are_in_transition_until_they_hold_up_a_rollout(

@@ -83,7 +83,8 @@ def test_deploy_checks_everything_and_substitutes_nothing(
     lines = capsys.readouterr().out.splitlines()
     kube_dns_ip = rest.get(api_client, rest.PATHS["kube-dns"])["spec"]["clusterIP"]  # type: ignore[index]
     assert lines[1] == f"[2/7] kube-dns ClusterIP: {kube_dns_ip} (IPv6)"
-    assert lines[2] == (
+    assert lines[2].startswith("warning: the caches' worst case is "), lines[2]  # the spec's caches, over 100Mi
+    assert lines[3] == (
         "[3/7] synthesized 7 objects in 3 chart(s) portable: kubelet gives node-cache the address as "
         "$(KUBE_DNS_SERVICE_HOST)"
     )

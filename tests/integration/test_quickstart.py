@@ -86,7 +86,7 @@ def test_the_quickstart_from_a_clean_clone_ends_in_a_verified_install(
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     assert (tmp_path / "nodelocaldns" / ".venv" / "bin" / "nld-deploy").exists()
     assert "rollout complete" in done.stdout, done.stdout[-2000:]
-    assert re.search(r"^\d+ passed, 0 failed$", done.stdout, re.M), done.stdout[-2000:]
+    assert re.search(r"^\d+ passed, 1 warned, 0 failed$", done.stdout, re.M), done.stdout[-2000:]  # cache budget
     daemon_set = sim.control_plane.fixture_api().get(DS_PATH)
     assert daemon_set is not None and daemon_set["status"]["numberReady"] == 1
     config_map = sim.control_plane.fixture_api().get(COREFILE_PATH)

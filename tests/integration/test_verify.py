@@ -8,6 +8,7 @@ the controllers wrote (``test_fleet.py``); no status is written by hand anywhere
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from kubernetes import client as k8s
@@ -299,3 +300,45 @@ def test_live_matches_app_covers_the_new_knobs(cluster: ControlPlane, api_client
     assert result.status == "fail"
     assert result.detail == "daemonset/kube-system/node-local-dns differs"
     assert verify_app(cluster, NodeLocalDNSProps())["live-matches-app"].status == "fail"
+
+
+def test_the_specs_caches_full_exceed_its_memory_request_and_verify_warns_naming_the_blocks(
+    cluster: ControlPlane,
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+
+    result = run_verify(cluster)["cache-memory-budget"]
+
+    assert result.status == "warn", result
+    assert result.detail.startswith("the caches' worst case is "), result.detail
+    assert "(79,872 entries of 4 block(s), success + denial: cluster.local:53 9,984 + 9,984; in-addr.arpa:53 " in (
+        result.detail
+    )
+    assert result.detail.endswith("against a memory request of 100Mi"), result.detail
+    assert re.fullmatch(
+        r"set NodeLocalDNSProps.memory_request to at least \d+Mi and deploy, or lower the cache capacities "
+        r'\(docs/configuration.md, "Sizing the memory request"\)',
+        result.fix,
+    ), result.fix
+
+
+def test_verify_reads_the_live_corefile_and_request_and_passes_when_the_request_covers_them(
+    cluster: ControlPlane, api_client: k8s.ApiClient
+) -> None:
+    assert main(["--kubeconfig", str(cluster.kubeconfig_path)]) == 0
+    config_map = rest.get(api_client, rest.PATHS["config-map"])
+    assert config_map is not None
+    small = config_map["data"]["Corefile"].replace(
+        "    cache 30\n", "    cache 30 {\n        success 1024\n        denial 1024\n    }\n"
+    )
+    rest.request(
+        api_client, "PATCH", rest.PATHS["config-map"], {"data": {"Corefile": small}}, "application/merge-patch+json"
+    )
+
+    result = run_verify(cluster)["cache-memory-budget"]
+
+    assert result.status == "pass", result
+    assert (
+        "(26,112 entries of 4 block(s), success + denial: cluster.local:53 9,984 + 9,984; in-addr.arpa:53 1,024 + "
+        in result.detail
+    )

@@ -16,6 +16,7 @@ from typing import Final
 
 from constructs_nld.deploy.checks import (
     alert_metric_prefix,
+    cache_memory_budget,
     cluster_dns_intact,
     cutover_in_progress,
     daemonset_healthy,
@@ -45,6 +46,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     pods_created_after_upstream_service.check,
     node_cache_intercepts_kube_dns.check,
     node_taints_tolerated.check,
+    cache_memory_budget.check,
     alert_metric_prefix.check,
     podmonitor_scrapes_both_ports.check,
     interception_mode.check,

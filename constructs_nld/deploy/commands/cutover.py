@@ -436,7 +436,7 @@ class _Start:
 def start(session: Session, options: CutoverOptions) -> CutoverState:
     """``cutover start`` on the session's app: a deploy's reads and refusals, the canary's choice, its writes."""
     deploy = DeployState(session, _deploy_options(options), PlainProgress(session.out), permission="cutover")
-    for step in (steps.check_app, steps.precondition, steps.report_cluster_ip, steps.plan):
+    for step in (steps.check_app, steps.precondition, steps.report_cluster_ip, steps.warn_cache_budget, steps.plan):
         step(deploy)
     run = _Start(deploy, options)
     run.plan()

@@ -103,11 +103,14 @@ def run(session: Session, options: VerifyOptions) -> Outcome:
     """``verify`` (or ``verify --uninstalled``) on one cluster: a line per check, then the count; its document."""
     results = (verify_uninstalled if options.uninstalled else verify)(session)
     failed = sum(1 for result in results if result.status == "fail")
-    lines = (*(format_result(result) for result in results), f"{len(results) - failed} passed, {failed} failed")
+    warned = sum(1 for result in results if result.status == "warn")
+    also = f", {warned} warned" if warned else ""
+    passed = len(results) - failed - warned
+    lines = (*(format_result(result) for result in results), f"{passed} passed{also}, {failed} failed")
     shown = document(session.target.name, results, uninstalled=options.uninstalled)
     if failed:
         return Outcome(f"{failed} of {len(results)} failed", ExitCode.CHECKS_FAILED, lines=lines, document=shown)
-    return Outcome(f"{len(results)} passed", lines=lines, document=shown)
+    return Outcome(f"{passed} passed{also}", lines=lines, document=shown)
 
 
 COMMAND: Final = Command(VerifyOptions, run, reads("installed"))
