@@ -137,7 +137,9 @@ __all__ = [
     "TARGET_DOWN_ALERT_SEVERITY",
     "TERMINATION_GRACE_PERIOD_SECONDS",
     "TOLERATIONS",
+    "TRAFFIC_DISTRIBUTION_SINCE",
     "UPSTREAM_SERVICE_NAME",
+    "ZONE_LABEL",
     "VALUES_ENV",
     "XTABLES_LOCK_PATH",
 ]
@@ -188,6 +190,12 @@ CONFIG_MAP_NAME: Final = "node-local-dns"
 SERVICE_ACCOUNT_NAME: Final = "node-local-dns"
 UPSTREAM_SERVICE_NAME: Final = "kube-dns-upstream"
 METRICS_SERVICE_NAME: Final = "node-local-dns-metrics"
+TRAFFIC_DISTRIBUTION_SINCE: Final = {"PreferClose": "1.31", "PreferSameZone": "1.34", "PreferSameNode": "1.34"}
+"""Each ``trafficDistribution`` kube-dns-upstream may take, with the Kubernetes minor that serves it by default.
+
+``PreferClose`` is beta, on by default, from 1.31 (GA in 1.33); ``PreferSameZone`` (what ``PreferClose``
+means, under a clearer name) and ``PreferSameNode`` from 1.34 (feature gate
+``PreferSameTrafficDistribution``). An older API server drops the field, or refuses the value."""
 KUBE_DNS_SERVICE_NAME: Final = "kube-dns"
 KUBE_DNS_CONFIG_MAP_NAME: Final = "kube-dns"
 POD_MONITOR_NAME: Final = "nodelocaldns"
@@ -197,6 +205,8 @@ CONTAINER_NAME: Final = "node-cache"
 # --- labels and annotations ---------------------------------------------------------------
 NODE_CACHE_APP_LABEL: Final = {"k8s-app": "node-local-dns"}
 KUBE_DNS_SELECTOR: Final = {"k8s-app": "kube-dns"}
+ZONE_LABEL: Final = "topology.kubernetes.io/zone"
+"""The node label the EndpointSlice controller reads an endpoint's zone from, and kube-proxy its node's."""
 MANAGED_BY_LABEL: Final = {"app.kubernetes.io/managed-by": "osdc-base"}
 MONITORING_LABELS: Final = {"app.kubernetes.io/part-of": "osdc-monitoring"}
 ARGOCD_SYNC_WAVE_ANNOTATION: Final = "argocd.argoproj.io/sync-wave"

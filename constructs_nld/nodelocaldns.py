@@ -21,8 +21,10 @@ from constructs_nld.monitoring import (
 )
 from constructs_nld.placeholders import KUBE_DNS_CLUSTER_IP, LOCAL_DNS
 from constructs_nld.props import (
+    TrafficDistribution,
     check_dns_name,
     check_labels,
+    check_traffic_distribution,
     check_types,
     check_unreserved,
     managed_by_labels,
@@ -148,6 +150,19 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
     Replaces: deliveryhero ``serviceMonitor.labels``.
     """
 
+    upstream_traffic_distribution: TrafficDistribution | None = None
+    """``trafficDistribution`` of kube-dns-upstream: each node's cache misses go to cluster CoreDNS in its zone.
+
+    ``PreferSameZone`` (Kubernetes 1.34 on; ``PreferClose`` is the same from 1.31 on) keeps
+    the misses of a node in a zone that runs CoreDNS within that zone: no cross-zone
+    traffic billed, one hop less. It needs the ``topology.kubernetes.io/zone`` label on the
+    nodes (the EndpointSlice controller's zone hints come from it); ``verify`` says when the
+    hints are missing, or when the API server dropped the field. ``deploy`` refuses a value
+    the API server does not take. ``PreferSameNode`` prefers a CoreDNS pod on the same node.
+    Default: - none (the spec's: every CoreDNS pod, in every zone).
+    Replaces: none offers this (deliveryhero was asked for it, helm-charts#738, closed for inactivity).
+    """
+
     cache: CacheSettings = field(default_factory=CacheSettings)
     """Corefile cache settings of the spec's blocks, and their prefetch and serve_stale (off).
 
@@ -239,6 +254,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
         if self.dashboard and not self.monitoring:
             raise ValueError("dashboard: needs monitoring=True (the dashboard joins the monitoring chart), got False")
         check_duration("scrape_interval", self.scrape_interval, positive=True)
+        check_traffic_distribution("upstream_traffic_distribution", self.upstream_traffic_distribution)
         # The options first: they check the addresses, which the Corefile lint assumes valid,
         # and write them in RFC 5952 form, which every part then takes from here.
         self.check_node_cache_options()
@@ -273,6 +289,7 @@ class NodeLocalDNSProps(DnsOptions, NodeCacheOptions):
                 labels=self._labels(defaults.KUBE_DNS_SELECTOR),
                 # Cluster CoreDNS's port: node-cache's `forward . <kube-dns-upstream IP>` dials it.
                 dns_port=defaults.DNS_PORT,
+                traffic_distribution=self.upstream_traffic_distribution,
             ),
             metrics_service=MetricsServiceProps(
                 namespace=self.namespace,

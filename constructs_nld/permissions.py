@@ -32,7 +32,9 @@ the app uses:
   its DaemonSet no longer controls would intercept with nothing to forward to);
 - ``verify``: ``get`` on each object of the app by name, ``list`` on the component's pods,
   on the cluster's nodes (the taints the DaemonSet must tolerate) and on every
-  PrometheusRule (no rule may query a metric that does not exist).
+  PrometheusRule (no rule may query a metric that does not exist); with an
+  ``upstream_traffic_distribution``, ``list`` on the EndpointSlices of the component's
+  namespace (their zone hints).
 - ``cutover``: ``deploy``'s (``promote`` is a deploy), ``delete`` on the pods (``start``
   replaces the canary's), ``list`` on the nodes (the canary is chosen among them) and ``get``
   on the ControllerRevisions of the component's namespace (``rollback`` puts back the template
@@ -235,6 +237,7 @@ def rules(
     kube_dns_config: bool = False,
     retired: Iterable[Resource] = (),
     helm_driver: Literal["secret", "configmap"] | None = None,
+    upstream_endpoints: bool = False,
 ) -> tuple[Rule, ...]:
     """The rules ``command`` needs for an app whose objects are ``resources``, NodeLocal DNS living in ``namespace``.
 
@@ -244,7 +247,9 @@ def rules(
     ``retired``: objects an earlier version of the app had, which ``deploy`` and ``cutover``
     prune: ``get`` and ``delete`` on them, never a write. ``helm_driver``: ``deploy`` takes a Helm
     release over, whose records that driver keeps in ``namespace`` (``list`` and ``patch`` them;
-    ``patch`` its pods, ``list`` and ``delete`` its DaemonSet's revisions). One rule per namespace, API group,
+    ``patch`` its pods, ``list`` and ``delete`` its DaemonSet's revisions). ``upstream_endpoints``: the app
+    gives kube-dns-upstream a ``trafficDistribution``, whose zone hints ``verify`` reads from the
+    Service's EndpointSlices (``list`` there: their names are generated). One rule per namespace, API group,
     set of verbs and set of names, in a stable order.
     """
     objects = set(resources)
@@ -278,6 +283,8 @@ def rules(
         grant(None, "", "nodes", ("list",))
         if monitoring_served:
             grant(None, MONITORING_GROUP, "prometheusrules", ("list",))
+        if upstream_endpoints:
+            grant(namespace, "discovery.k8s.io", "endpointslices", ("list",))
     else:
         verbs = _UNINSTALL_VERBS if command == "uninstall" else _DEPLOY_VERBS
         namespaces = {where for where, _, _ in by_place if where}

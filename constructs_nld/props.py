@@ -29,6 +29,7 @@ __all__ = [
     "ObjectProps",
     "Ports",
     "Toleration",
+    "TrafficDistribution",
     "canonical_ipv6",
     "check_ipv6_address",
     "check_label_value",
@@ -42,6 +43,7 @@ __all__ = [
     "check_service_name",
     "check_selector",
     "check_tolerations",
+    "check_traffic_distribution",
     "check_types",
     "check_unreserved",
     "default_tolerations",
@@ -53,6 +55,18 @@ TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 
 Interception = Literal["node-cache", "fallthrough"]
 """Who diverts the pods' queries to node-cache: node-cache's own rules (the spec's), or the fallthrough keeper's."""
+
+TrafficDistribution = Literal["PreferClose", "PreferSameZone", "PreferSameNode"]
+"""Where kube-proxy sends a Service's traffic first: endpoints in the client's zone, or on its node."""
+
+
+def check_traffic_distribution(prop: str, value: str | None) -> None:
+    """Raise unless ``value`` is None or a ``trafficDistribution`` Kubernetes defines (:data:`TrafficDistribution`)."""
+    if value is not None and value not in defaults.TRAFFIC_DISTRIBUTION_SINCE:
+        since = defaults.TRAFFIC_DISTRIBUTION_SINCE
+        choices = ", ".join(f"{name} (Kubernetes {minor})" for name, minor in since.items())
+        raise ValueError(f"{prop}: must be one of {choices}, or None, got {value!r}")
+
 
 INT32_MAX: Final = 2**31 - 1
 """Largest value of a Kubernetes ``int32`` field (probe timings, ports, ``maxUnavailable``)."""

@@ -144,6 +144,7 @@ class DeployerRBAC(Construct):
                 kube_dns_config=_mounts_kube_dns_config(manifests),
                 retired=retired,
                 helm_driver=self.props.helm_handover,
+                upstream_endpoints=_sets_traffic_distribution(manifests),
             )
             for command in self.props.commands
         }
@@ -187,6 +188,11 @@ def _manifests(props: NodeLocalDNSProps) -> list[dict[str, Any]]:
     app = cdk8s.App()
     NodeLocalDNS(app, "nodelocaldns", props)
     return [manifest for chart in app.charts for manifest in chart.to_json()]
+
+
+def _sets_traffic_distribution(manifests: list[dict[str, Any]]) -> bool:
+    """Whether a Service of the app has a ``trafficDistribution`` (``verify`` then reads its EndpointSlices)."""
+    return any(manifest["kind"] == "Service" and "trafficDistribution" in manifest["spec"] for manifest in manifests)
 
 
 def _mounts_kube_dns_config(manifests: list[dict[str, Any]]) -> bool:

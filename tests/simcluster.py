@@ -27,6 +27,7 @@ from typing import Any
 from tests.fleet import FleetNode, node_manifest
 from tests.harness.components import (
     CONTROLLER_MANAGER_USER,
+    CONTROLLERS,
     KWOK_USER,
     SCHEDULER_USER,
     TTL_ANNOTATION,
@@ -70,12 +71,18 @@ class SimulatedCluster(Stack):
     """
 
     def __init__(
-        self, *, cache_dir: Path | None = None, startup_timeout: float = 60.0, node_users: tuple[str, ...] = ()
+        self,
+        *,
+        cache_dir: Path | None = None,
+        startup_timeout: float = 60.0,
+        node_users: tuple[str, ...] = (),
+        controllers: tuple[str, ...] = CONTROLLERS,
     ) -> None:
         """Configure the cluster; nothing runs until :meth:`start`.
 
         ``node_users`` are the users of real nodes' kubelets and kube-proxies
-        (:mod:`tests.harness.node`), each with a kubeconfig of its own.
+        (:mod:`tests.harness.node`), each with a kubeconfig of its own. ``controllers``: those
+        kube-controller-manager runs (default :data:`~tests.harness.components.CONTROLLERS`).
         """
         super().__init__()
         self.control_plane = ControlPlane(
@@ -84,6 +91,7 @@ class SimulatedCluster(Stack):
             component_users=(CONTROLLER_MANAGER_USER, SCHEDULER_USER, KWOK_USER, *node_users),
         )
         self.startup_timeout = startup_timeout
+        self.controllers = controllers
         self.components: list[Component] = []
 
     @property
@@ -104,7 +112,7 @@ class SimulatedCluster(Stack):
         self.enter_context(self.control_plane)
         options = {"startup_timeout": self.startup_timeout, "stop_timeout": 15.0}
         self.components = [
-            ControllerManager(self.control_plane, **options),
+            ControllerManager(self.control_plane, controllers=self.controllers, **options),
             Scheduler(self.control_plane, **options),
             Kwok(self.control_plane, **options),
         ]

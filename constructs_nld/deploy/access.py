@@ -82,6 +82,7 @@ def check_access(
     kube_dns_config: bool = False,
     retired: Iterable[ObjectRef] = (),
     helm_driver: HelmDriver | None = None,
+    upstream_endpoints: bool = False,
 ) -> set[ObjectRef]:
     """Raise :class:`ForbiddenError` naming every permission ``command`` needs for ``refs`` that is refused.
 
@@ -91,7 +92,8 @@ def check_access(
     earlier version's are named only when ``DeployerRBACProps.retired`` lists it).
     ``kube_dns_config``: whether node-cache mounts the ``kube-dns`` ConfigMap, which a
     deploy then reads. ``helm_driver``: the deploy takes over a Helm release whose records
-    that driver keeps (:mod:`constructs_nld.deploy.handover`).
+    that driver keeps (:mod:`constructs_nld.deploy.handover`). ``upstream_endpoints``: ``verify``
+    reads kube-dns-upstream's EndpointSlices (the app sets a ``trafficDistribution``).
     """
     old = {ref: resource for ref in retired for resource in resources(client, [ref])}
     command_rules = rules(
@@ -102,6 +104,7 @@ def check_access(
         kube_dns_config=kube_dns_config,
         retired=old.values(),
         helm_driver=helm_driver,
+        upstream_endpoints=upstream_endpoints,
     )
     needed: list[Permission] = [permission for rule in command_rules for permission in rule.permissions()]
     refused = [permission for permission, allowed in zip(needed, _allowed(client, needed), strict=True) if not allowed]

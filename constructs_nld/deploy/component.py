@@ -154,6 +154,31 @@ class Component:
         return found
 
     @property
+    def traffic_distribution(self) -> str | None:
+        """The ``trafficDistribution`` the app gives kube-dns-upstream, if any (zone-local cache misses)."""
+        value = self.upstream_service["spec"].get("trafficDistribution")
+        return value if isinstance(value, str) else None
+
+    def dropped_traffic_distribution(self, live: Mapping[str, Any] | None) -> str | None:
+        """What to say when ``live`` (kube-dns-upstream as the server keeps it) lacks the app's ``trafficDistribution``.
+
+        An API server before Kubernetes 1.31, or with the feature gate off, drops the field
+        without an error: the Service works, its traffic is not kept in the zone.
+        """
+        wanted = self.traffic_distribution
+        if wanted is None or live is None:
+            return None
+        kept = (live.get("spec") or {}).get("trafficDistribution")
+        if kept == wanted:
+            return None
+        since = defaults.TRAFFIC_DISTRIBUTION_SINCE.get(wanted, "1.31")
+        held = f"holds {kept!r}" if kept is not None else "dropped the field"
+        return (
+            f"the API server {held} where the app sets spec.trafficDistribution {wanted!r} "
+            f"(served from Kubernetes {since} on, unless its feature gate is off)"
+        )
+
+    @property
     def portable(self) -> bool:
         """Whether kubelet gives node-cache the kube-dns ClusterIP (``$(KUBE_DNS_SERVICE_HOST)``)."""
         return KUBE_DNS_SERVICE_HOST in self.local_ips

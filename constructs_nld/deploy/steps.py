@@ -420,6 +420,24 @@ def admit(state: DeployState) -> None:
             raise AdmissionError(f"{item.ref}: refused in a dry run, {said}; nothing applied") from None
 
 
+def refuse_dropped_fields(state: DeployState) -> None:
+    """Step 4, after ``admit``: refuse when its dry run drops kube-dns-upstream's ``trafficDistribution``.
+
+    An API server too old for the field, or with its feature gate off, drops it silently:
+    the deploy would succeed and the cache misses would still cross zones. A value the
+    server knows but does not take (``PreferSameZone`` before 1.34) is refused by ``admit``'s
+    dry run itself, with the server's message.
+    """
+    ref = ObjectRef.of(state.component.upstream_service)
+    probe = next((answer for key, answer in state.probes.items() if (key.kind, key.name) == (ref.kind, ref.name)), None)
+    dropped = state.component.dropped_traffic_distribution(probe)
+    if dropped is not None:
+        raise AdmissionError(
+            f"{ref}: in a dry run, {dropped}: unset upstream_traffic_distribution, or upgrade the control plane; "
+            "nothing applied"
+        )
+
+
 def read_history(state: DeployState) -> None:
     """Step 4, after the access check: the release history read, so that a malformed one refuses before any write."""
     if state.recorder is not None and not (state.options.diff or state.options.dry_run):
@@ -791,6 +809,7 @@ def deploy_checks(guard: Step = refuse_cutover) -> tuple[Step, ...]:
         plan,
         find_release,
         admit,
+        refuse_dropped_fields,
         read_history,
     )
 

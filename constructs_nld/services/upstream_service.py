@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from constructs_nld import defaults
 from constructs_nld.metadata import object_meta
-from constructs_nld.props import ObjectProps, check_port, check_selector, check_service_name, props_or_defaults
+from constructs_nld.props import (
+    ObjectProps,
+    TrafficDistribution,
+    check_port,
+    check_selector,
+    check_service_name,
+    check_traffic_distribution,
+    props_or_defaults,
+)
 from constructs_nld.roles import Role
 from constructs_nld.runtime import Construct, k8s
 
@@ -44,25 +53,54 @@ class UpstreamServiceProps(ObjectProps):
     ``forward`` dials on 53, and cluster CoreDNS listens on 53.
     """
 
+    traffic_distribution: TrafficDistribution | None = None
+    """``spec.trafficDistribution``: kube-proxy sends each node-cache's misses to cluster CoreDNS in its own zone.
+
+    kube-proxy follows the zone hints the EndpointSlice controller writes for it, where every
+    ready endpoint has one and one names the node's zone; elsewhere it uses every endpoint,
+    as without the field. Default: - none (the spec's: misses go to every CoreDNS pod, in
+    every zone).
+    """
+
     def __post_init__(self) -> None:
-        """Validate the identity, the selector and the port."""
+        """Validate the identity, the selector, the port and the traffic distribution."""
         super().__post_init__()
         check_service_name("name", self.name)
         check_selector("selector", self.selector, "the cluster CoreDNS pods")
         check_port("dns_port", self.dns_port)
+        check_traffic_distribution("traffic_distribution", self.traffic_distribution)
+
+
+class _Service(k8s.KubeService):
+    """A Service with ``spec.trafficDistribution``, which the Kubernetes 1.28 types of cdk8s-plus-28 lack (1.31 on).
+
+    The typed Service renders only the fields its types know, so the field joins the rendering.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, traffic_distribution: str | None, **props: Any) -> None:
+        super().__init__(scope, id, **props)
+        self._traffic_distribution = traffic_distribution
+
+    def to_json(self) -> Any:
+        """The Service's manifest, with ``spec.trafficDistribution`` when one is set."""
+        manifest = super().to_json()
+        if self._traffic_distribution is not None:
+            manifest["spec"]["trafficDistribution"] = self._traffic_distribution
+        return manifest
 
 
 class UpstreamService(Construct):
-    """The ``kube-dns-upstream`` Service, IPv6 single-stack, selecting cluster CoreDNS."""
+    """The ``kube-dns-upstream`` Service, IPv6 single-stack, selecting cluster CoreDNS (zone-local, if asked)."""
 
     def __init__(self, scope: Construct, id: str, props: UpstreamServiceProps | None = None) -> None:
         """Define the Service in ``scope``."""
         super().__init__(scope, id)
         self.props = props_or_defaults(props, UpstreamServiceProps)
         p = self.props
-        self.api_object = k8s.KubeService(
+        self.api_object = _Service(
             self,
             "Resource",
+            traffic_distribution=p.traffic_distribution,
             metadata=object_meta(p, Role.UPSTREAM_SERVICE),
             spec=k8s.ServiceSpec(
                 # Single-stack IPv6, declared rather than inherited from the cluster default.

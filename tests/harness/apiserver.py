@@ -130,8 +130,9 @@ class KubeApiserver(Process):
         credentials: Credentials,
         startup_timeout: float,
         grace_period: float,
+        flags: tuple[str, ...] = (),
     ) -> None:
-        """Plan the apiserver; :meth:`start` runs it."""
+        """Plan the apiserver; :meth:`start` runs it, with ``flags`` after its own (an emulated version)."""
         super().__init__(
             "kube-apiserver",
             directory / "kube-apiserver.log",
@@ -142,6 +143,7 @@ class KubeApiserver(Process):
         self.directory = directory
         self.etcd = etcd
         self.credentials = credentials
+        self.flags = flags
         self.port = 0
         self._rest: Rest | None = None
 
@@ -220,6 +222,7 @@ class KubeApiserver(Process):
             "--audit-log-mode=blocking",
             "--audit-log-format=json",
             "--audit-log-maxsize=0",  # never rotate: marks are line counts of one file
+            *self.flags,
         ]
 
     def healthy(self) -> bool:

@@ -107,9 +107,16 @@ class Component(Process):
 
 
 class ControllerManager(Component):
-    """kube-controller-manager with the controllers of :data:`CONTROLLERS`, no leader election."""
+    """kube-controller-manager with the controllers of :data:`CONTROLLERS` (or those given), no leader election."""
 
     binary_name = "kube-controller-manager"
+
+    def __init__(
+        self, control_plane: ControlPlane, *, controllers: tuple[str, ...] = CONTROLLERS, **kwargs: Any
+    ) -> None:
+        """Run ``controllers`` (default :data:`CONTROLLERS`) against ``control_plane``."""
+        super().__init__(control_plane, **kwargs)
+        self.controllers = controllers
 
     def argv(self) -> list[str]:
         """The command line."""
@@ -119,7 +126,7 @@ class ControllerManager(Component):
             f"--kubeconfig={kubeconfig}",
             f"--authentication-kubeconfig={kubeconfig}",
             f"--authorization-kubeconfig={kubeconfig}",
-            f"--controllers={','.join(CONTROLLERS)}",
+            f"--controllers={','.join(self.controllers)}",
             "--leader-elect=false",
             "--bind-address=127.0.0.1",
             f"--secure-port={self.port}",

@@ -98,8 +98,13 @@ class ControlPlane(Stack):
         startup_timeout: float = 60.0,
         stop_timeout: float = 15.0,
         component_users: tuple[str, ...] = (),
+        apiserver_flags: tuple[str, ...] = (),
     ) -> None:
-        """Configure the control plane; nothing is started until :meth:`start`."""
+        """Configure the control plane; nothing is started until :meth:`start`.
+
+        ``apiserver_flags``: kube-apiserver's beyond its own, e.g. ``--emulated-version=1.33``, for an
+        older Kubernetes as the same binary serves it.
+        """
         super().__init__()
         env_cache = os.environ.get("NLD_CACHE_DIR")
         self.cache_dir: Path = cache_dir or (Path(env_cache) if env_cache else REPO_ROOT / ".cache")
@@ -107,6 +112,7 @@ class ControlPlane(Stack):
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
         self.component_users = component_users
+        self.apiserver_flags = apiserver_flags
         self._running: _Running | None = None
 
     # ------------------------------------------------------------------ lifecycle --
@@ -132,7 +138,9 @@ class ControlPlane(Stack):
         credentials = Credentials(directory, self.component_users)
         timeouts = {"startup_timeout": self.startup_timeout, "grace_period": self.stop_timeout}
         etcd = Etcd(etcd_bin, directory, **timeouts)
-        apiserver = KubeApiserver(apiserver_bin, directory, etcd=etcd, credentials=credentials, **timeouts)
+        apiserver = KubeApiserver(
+            apiserver_bin, directory, etcd=etcd, credentials=credentials, flags=self.apiserver_flags, **timeouts
+        )
         running = self._running = _Running(directory, credentials, etcd, apiserver, AuditLog(apiserver.audit_log_path))
         self.at_close(self._forget)
         credentials.write()

@@ -398,6 +398,10 @@ INTERCEPTIONS = Kind(
     st.sampled_from(["node-cache", "fallthrough"]),
     st.sampled_from(["iptables", "ipvs", "", "Fallthrough", "node-cache ", None, 1, True]),
 )
+TRAFFIC_DISTRIBUTIONS = Kind(
+    st.sampled_from([None, "PreferClose", "PreferSameZone", "PreferSameNode"]),
+    st.sampled_from(["preferClose", "PreferSameZone ", "", "Nearest", "PreferZone", 1, True]),
+)
 SEVERITIES = Kind(st.sampled_from(["warning", "critical", "page"]), st.sampled_from(["", 5, None]))
 
 # --- tolerations ---------------------------------------------------------------------------------
@@ -915,12 +919,16 @@ NODE_LOCAL_DNS_PROPS = props(
         "pod_labels": LABELS,
         "dashboard": BOOLEANS,
         "dashboard_labels": LABELS,
+        "upstream_traffic_distribution": TRAFFIC_DISTRIBUTIONS,
     },
 )
 
 _IDENTITY = {"name": NAMES, "namespace": NAMES, "labels": LABELS}
 
-UPSTREAM_SERVICE_PROPS = props(UpstreamServiceProps, {**_IDENTITY, "selector": SELECTORS, "dns_port": PORTS})
+UPSTREAM_SERVICE_PROPS = props(
+    UpstreamServiceProps,
+    {**_IDENTITY, "selector": SELECTORS, "dns_port": PORTS, "traffic_distribution": TRAFFIC_DISTRIBUTIONS},
+)
 METRICS_SERVICE_PROPS = props(
     MetricsServiceProps,
     {

@@ -126,6 +126,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
         "daemonset-healthy": "pass",
         "metrics-service-headless": "pass",
         "upstream-service-selects-kube-dns": "pass",
+        "upstream-traffic-distribution": "pass",
         "no-unsubstituted-placeholder": "pass",
         "pods-created-after-upstream-service": "pass",
         "node-cache-intercepts-kube-dns": "pass",
@@ -146,7 +147,7 @@ def test_pods_land_where_the_tolerations_allow_and_verify_passes_like_the_smoke_
     assert results["pods-created-after-upstream-service"].detail == "all 10 pod(s) created after the Service"
     capsys.readouterr()
     assert main(["--kubeconfig", kubeconfig, "verify"]) == 0
-    assert "14 passed, 1 warned, 0 failed" in capsys.readouterr().out
+    assert "15 passed, 1 warned, 0 failed" in capsys.readouterr().out
 
 
 def test_a_taint_beyond_the_tolerations_keeps_the_pod_off_until_the_app_tolerates_it(sim: SimulatedCluster) -> None:

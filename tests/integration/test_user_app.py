@@ -245,7 +245,7 @@ def test_the_users_app_is_what_deploy_applies_and_verify_checks(
     assert verified.returncode == 0, verified.stdout
     assert "PASS node-taints-tolerated: every taint on 1 node(s) tolerated" in verified.stdout
     assert "PASS podmonitor-scrapes-both-ports" in verified.stdout
-    assert verified.stdout.rstrip().endswith("14 passed, 1 warned, 0 failed")
+    assert verified.stdout.rstrip().endswith("15 passed, 1 warned, 0 failed")
 
     write_app(project, extra_toleration=False)
     failed = run_cli(installed_python, project, user_cluster, "verify")

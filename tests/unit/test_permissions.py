@@ -343,3 +343,17 @@ def test_a_helm_handover_grants_the_deploy_its_records_pods_and_revisions_and_no
     without = DeployerRBAC(cdk8s.Chart(app, "b"), "d", DeployerRBACProps())
     assert _granted(with_handover.rules["deploy"]) - _granted(without.rules["deploy"]) <= handover - plain
     assert all(_allows(with_handover.rules["deploy"], permission) for permission in handover - plain)
+
+
+def test_verify_lists_the_upstream_endpoint_slices_only_where_the_app_sets_a_traffic_distribution() -> None:
+    listed = Permission("list", "discovery.k8s.io", "endpointslices", "kube-system")
+    plain = DeployerRBAC(cdk8s.Chart(cdk8s.App(), "a"), "d", DeployerRBACProps())
+    zonal = DeployerRBAC(
+        cdk8s.Chart(cdk8s.App(), "b"),
+        "d",
+        DeployerRBACProps(component=NodeLocalDNSProps(upstream_traffic_distribution="PreferSameZone")),
+    )
+
+    assert not _allows(plain.rules["verify"], listed)
+    assert _allows(zonal.rules["verify"], listed)
+    assert not _allows(zonal.rules["deploy"], listed)

@@ -33,6 +33,7 @@ from constructs_nld.deploy.checks import (
     pods_created_after_upstream_service,
     rolled_back,
     upstream_service_selects_kube_dns,
+    upstream_traffic_distribution,
 )
 from constructs_nld.deploy.checks.cluster import Check, CheckResult, Cluster, format_result
 
@@ -42,6 +43,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     daemonset_healthy.check,
     metrics_service_headless.check,
     upstream_service_selects_kube_dns.check,
+    upstream_traffic_distribution.check,
     no_unsubstituted_placeholder.check,
     pods_created_after_upstream_service.check,
     node_cache_intercepts_kube_dns.check,

@@ -441,6 +441,7 @@ def start(session: Session, options: CutoverOptions) -> CutoverState:
     run = _Start(deploy, options)
     run.plan()
     steps.admit(deploy)
+    steps.refuse_dropped_fields(deploy)
     run.begin()
     steps.apply_services(deploy)
     steps.apply_rest(deploy)

@@ -60,6 +60,7 @@ def _run(session: Session, checks: Sequence[Check], now: datetime | None) -> lis
         served_refs(client, component),
         namespace=component.namespace,
         monitoring_served="prometheusrules" in cluster.monitoring_served,
+        upstream_endpoints=component.traffic_distribution is not None and checks is CHECKS,
     )
     return [check(cluster) for check in checks]
 
