@@ -41,6 +41,8 @@ class FleetNode:
     """False: created with Ready=False, which kwok leaves as it is; the node lifecycle controller keeps it tainted."""
     allocatable_cpu: str | None = None
     """CPU the node offers (default: kwok's ample 1k); a small value leaves no room for a 25m request."""
+    address: str | None = None
+    """The InternalIP the node reports, and its hostNetwork pods' IP (default: kwok's one address for every node)."""
 
 
 def _labels(name: str, index: int, instance_type: str, extra: Mapping[str, str]) -> dict[str, str]:
@@ -125,6 +127,11 @@ def node_manifest(node: FleetNode) -> dict[str, Any]:
     if node.allocatable_cpu is not None:
         resources = {"cpu": node.allocatable_cpu, "memory": "64Gi", "pods": "110"}
         status.update(allocatable=resources, capacity=resources)
+    if node.address is not None:
+        status["addresses"] = [
+            {"type": "InternalIP", "address": node.address},
+            {"type": "Hostname", "address": node.name},
+        ]
     if not node.ready:
         # NotReady from the start, as a node whose kubelet never became ready: the node
         # lifecycle controller then keeps the not-ready:NoSchedule taint the API server puts

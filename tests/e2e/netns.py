@@ -8,6 +8,7 @@ namespace)::
     eth0 fd0b::2 ---- pod0 fd0b::1
                       eth0 fd01::1 ------------------------ eth0 fd01::2
                                                                  fd01::53  cluster CoreDNS (kube-dns endpoint)
+                                                                 fd01::54… more cluster CoreDNS, if asked
                       lo   fd00::10, kube-dns ClusterIP      lo  fd03::53, fd03::54  "internet" resolvers
 
 - **cluster-dns**: real CoreDNS (``.cache/bin/coredns``, the v1.13.2 node-cache embeds) as
@@ -246,6 +247,37 @@ def allocate_cluster_ips(seed: int) -> ClusterIPs:
     )
 
 
+def _cluster_corefile(address: str, reverse: str, data: Path) -> str:
+    """Cluster CoreDNS at ``address``, as EKS's: the cluster zones from ``data``'s files, the rest forwarded.
+
+    The rest goes to the resolvers of its own ``/etc/resolv.conf``; 30 s cache; metrics on ``address``.
+    """
+    metrics = f"prometheus [{address}]:{CLUSTER_COREDNS_METRICS_PORT}"
+    return f"""\
+{CLUSTER_DOMAIN}:53 {{
+    bind {address}
+    errors
+    file {data / "db.cluster"}
+    cache 30
+    {metrics}
+}}
+{reverse}:53 {{
+    bind {address}
+    errors
+    file {data / "db.reverse"}
+    cache 30
+    {metrics}
+}}
+.:53 {{
+    bind {address}
+    errors
+    forward . /etc/resolv.conf
+    cache 30
+    {metrics}
+}}
+"""
+
+
 class Testbed(Stack):
     """The three namespaces, cluster DNS and the node's kube-proxy; a context manager."""
 
@@ -258,12 +290,15 @@ class Testbed(Stack):
         coredns_binary: Path = COREDNS_BINARY,
         ips: ClusterIPs | None = None,
         proxy_mode: ProxyMode = "iptables",
+        cluster_dns_endpoints: tuple[str, ...] = (KUBE_DNS_ENDPOINT,),
     ) -> None:
         """Plan the test bed; :meth:`start` builds it.
 
         Without ``ips``, the node runs the real kube-proxy in ``proxy_mode`` against this
         process's :mod:`~tests.e2e.serviceapi` (the bed's addresses, allocated from the process
         id). With ``ips``, the caller's API server allocated them and the caller runs kube-proxy.
+        ``cluster_dns_endpoints``: the addresses of cluster CoreDNS in the cluster-dns namespace,
+        one CoreDNS process each, as one pod each (the first is :data:`KUBE_DNS_ENDPOINT`).
         """
         super().__init__()
         tag = f"{NAME_PREFIX}{os.getpid()}-{next(_sequence)}"
@@ -276,7 +311,12 @@ class Testbed(Stack):
         self.ips = ips or allocate_cluster_ips(os.getpid())
         self.proxy_mode = proxy_mode
         self.kube_proxy: KubeProxy | None = None
-        self.cluster_coredns: CoreDNS | None = None
+        if cluster_dns_endpoints[:1] != (KUBE_DNS_ENDPOINT,):
+            raise ValueError(
+                f"cluster_dns_endpoints: the first must be {KUBE_DNS_ENDPOINT}, got {cluster_dns_endpoints}"
+            )
+        self.cluster_dns_endpoints = cluster_dns_endpoints
+        self.cluster_corednses: dict[str, CoreDNS] = {}
         self.internet_dns: CoreDNS | None = None
 
     @property
@@ -316,7 +356,8 @@ class Testbed(Stack):
         for address in (NODE_LOCAL_DNS_IP, self.ips.kube_dns):
             node.ip("addr", "add", f"{address}/128", "dev", "lo")
         cluster.ip("addr", "add", f"{CLUSTER_UPLINK_IP}/64", "dev", "eth0", "nodad")
-        cluster.ip("addr", "add", f"{KUBE_DNS_ENDPOINT}/64", "dev", "eth0", "nodad")
+        for address in self.cluster_dns_endpoints:
+            cluster.ip("addr", "add", f"{address}/64", "dev", "eth0", "nodad")
         for address in INTERNET_RESOLVERS:
             cluster.ip("addr", "add", f"{address}/128", "dev", "lo")
         pod.ip("addr", "add", f"{POD_IP}/64", "dev", "eth0", "nodad")
@@ -368,32 +409,6 @@ class Testbed(Stack):
         (data / "db.reverse").write_text(
             zones.reverse_zone(network=SERVICE_CIDR, domain=CLUSTER_DOMAIN, services=services)
         )
-        metrics = f"prometheus [::]:{CLUSTER_COREDNS_METRICS_PORT}"
-        # As EKS's CoreDNS: cluster zones answered locally, the rest forwarded to the
-        # resolvers of its own /etc/resolv.conf, 30 s cache.
-        cluster = f"""\
-{CLUSTER_DOMAIN}:53 {{
-    bind {KUBE_DNS_ENDPOINT}
-    errors
-    file {data / "db.cluster"}
-    cache 30
-    {metrics}
-}}
-{reverse}:53 {{
-    bind {KUBE_DNS_ENDPOINT}
-    errors
-    file {data / "db.reverse"}
-    cache 30
-    {metrics}
-}}
-.:53 {{
-    bind {KUBE_DNS_ENDPOINT}
-    errors
-    forward . /etc/resolv.conf
-    cache 30
-    {metrics}
-}}
-"""
         internet_zones = {
             "example.com": (
                 zones.ExternalRecord(name="example.com", address="2001:db8::e1"),
@@ -409,7 +424,10 @@ class Testbed(Stack):
         (data / "db.root").write_text(zones.root_zone())
         internet.append(f".:53 {{\n    {bind}\n    errors\n    file {data / 'db.root'} .\n}}\n")
         self.internet_dns = self.start_coredns(self.cluster_dns, "".join(internet), "internet")
-        self.cluster_coredns = self.start_coredns(self.cluster_dns, cluster, "cluster-coredns")
+        for index, address in enumerate(self.cluster_dns_endpoints):
+            name = "cluster-coredns" if index == 0 else f"cluster-coredns-{index}"
+            corefile = _cluster_corefile(address, reverse, data)
+            self.cluster_corednses[address] = self.start_coredns(self.cluster_dns, corefile, name)
 
     # ----------------------------------------------------------------- processes ---
     def start_coredns(self, namespace: Namespace, corefile: str, name: str, *, wait: bool = True) -> CoreDNS:
@@ -432,6 +450,6 @@ class Testbed(Stack):
         finally:
             process.stop()
 
-    def cluster_coredns_metrics_url(self) -> str:
-        """Where cluster CoreDNS's ``prometheus`` plugin listens (reachable from the node)."""
-        return f"http://[{KUBE_DNS_ENDPOINT}]:{CLUSTER_COREDNS_METRICS_PORT}/metrics"
+    def cluster_coredns_metrics_url(self, endpoint: str = KUBE_DNS_ENDPOINT) -> str:
+        """Where the ``prometheus`` plugin of the cluster CoreDNS at ``endpoint`` listens (reachable from the node)."""
+        return f"http://[{endpoint}]:{CLUSTER_COREDNS_METRICS_PORT}/metrics"

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tests.e2e.netns import POD_IP, Namespace, Testbed
+from tests.e2e.netns import KUBE_DNS_ENDPOINT, POD_IP, Namespace, Testbed
 from tests.harness.process import wait_until
 
 __all__ = [
@@ -169,9 +169,13 @@ def scrape(namespace: Namespace, url: str) -> Metrics:
     return parse_metrics(body)
 
 
-def cluster_requests(bed: Testbed, **labels: str) -> float:
-    """Cluster CoreDNS's ``coredns_dns_requests_total`` over the series carrying ``labels``, scraped from the node."""
-    return scrape(bed.node, bed.cluster_coredns_metrics_url()).total("coredns_dns_requests_total", **labels)
+def cluster_requests(bed: Testbed, endpoint: str = KUBE_DNS_ENDPOINT, **labels: str) -> float:
+    """``coredns_dns_requests_total`` of the cluster CoreDNS at ``endpoint`` over the series carrying ``labels``.
+
+    Scraped from the node.
+    """
+    url = bed.cluster_coredns_metrics_url(endpoint)
+    return scrape(bed.node, url).total("coredns_dns_requests_total", **labels)
 
 
 def _dnat_rule(namespace: Namespace, service_port: str) -> re.Match[str]:

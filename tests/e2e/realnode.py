@@ -6,9 +6,13 @@ containerd and kubelet v1.34.4 in the node's namespace, registered with the simu
 cluster's API server, where the real DaemonSet controller and scheduler give it the pod of
 the synthesized DaemonSet; and the real kube-proxy v1.34.4, in iptables or nftables mode,
 programming the kube-dns and kube-dns-upstream ClusterIPs from the real Services and their
-EndpointSlices. The EndpointSlices name cluster CoreDNS's address (``fd01::53``, the
+EndpointSlices. By default the EndpointSlices name cluster CoreDNS's address (``fd01::53``, the
 kube-dns pod's IP): no endpoint controller runs, and cluster CoreDNS is no pod of this
-cluster, so the bed writes them as the EndpointSlice controller would.
+cluster, so the bed writes them as the EndpointSlice controller would. With
+:class:`ClusterDNSPod` s, the real EndpointSlice controller writes them instead: each cluster
+CoreDNS (one process each in the bed's cluster-dns namespace) is a ``hostNetwork`` pod on a
+node of its zone that kwok plays, the node's InternalIP its address; the real nodes can carry a
+zone label of their own, as kube-proxy reads it for the zone hints.
 
 The synthesized objects are applied by ``deploy`` unchanged but for one flag, added by
 :func:`setup_interface_off` and nowhere else: ``-setupinterface=false``. This kernel has no
@@ -41,6 +45,7 @@ from constructs_nld.deploy.checks import CheckResult
 from constructs_nld.deploy.source import AppChart, AppSource
 from tests.e2e import probes
 from tests.e2e.netns import (
+    CLUSTER_COREDNS_METRICS_PORT,
     KUBE_DNS_ENDPOINT,
     NODE_UPLINK_IP,
     SERVICE_CIDR,
@@ -49,9 +54,12 @@ from tests.e2e.netns import (
     allocate_cluster_ips,
 )
 from tests.e2e.serviceapi import endpoint_slice, pin_service
+from tests.fleet import FleetNode
+from tests.harness.components import CONTROLLERS
 from tests.harness.images import ImageArchive, node_cache_image, pause_image
 from tests.harness.node import KubeProxy, ProxyMode, RealNode, kube_proxy_user, node_user
 from tests.harness.process import wait_until
+from tests.harness.rest import Rest
 from tests.harness.socat import Bridge
 from tests.harness.stack import Stack
 from tests.simcluster import SimulatedCluster
@@ -61,6 +69,7 @@ __all__ = [
     "NODE_NAME",
     "MAX_REAL_NODES",
     "SERVED_NAMES",
+    "ClusterDNSPod",
     "Deployed",
     "PodSpecChange",
     "RealNodeBed",
@@ -104,6 +113,69 @@ _UNUSED_CLUSTER_IP: Final = str(SERVICE_CIDR.broadcast_address - 1)
 """The zone's record for kube-dns-upstream before the API server allocates it (never queried)."""
 
 
+@dataclass(frozen=True)
+class ClusterDNSPod:
+    """A cluster CoreDNS as a pod of the cluster: its address in the bed's cluster-dns namespace, its node's zone."""
+
+    address: str
+    zone: str
+
+    @property
+    def name(self) -> str:
+        """The kube-dns pod's name."""
+        return f"coredns-{self.zone}"
+
+    @property
+    def node(self) -> FleetNode:
+        """The node it runs on: kwok plays it; tainted, so no DaemonSet pod of the tests lands there."""
+        name = f"cluster-dns-{self.address.replace(':', '-')}"
+        return FleetNode(
+            name,
+            "dedicated",
+            {"kubernetes.io/hostname": name, defaults.ZONE_LABEL: self.zone},
+            ({"key": "nld.test/cluster-dns", "value": "true", "effect": "NoSchedule"},),
+            address=self.address,
+        )
+
+    def manifest(self) -> dict[str, Any]:
+        """The kube-dns pod: ``hostNetwork``, so kwok gives it its node's address, as the bed's CoreDNS has."""
+        ports = [
+            {"name": "dns", "containerPort": 53, "protocol": "UDP"},
+            {"name": "dns-tcp", "containerPort": 53, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": CLUSTER_COREDNS_METRICS_PORT, "protocol": "TCP"},
+        ]
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": self.name,
+                "namespace": _NAMESPACE,
+                "labels": dict(defaults.KUBE_DNS_SELECTOR),
+            },
+            "spec": {
+                "nodeName": self.node.name,
+                "hostNetwork": True,
+                "tolerations": [{"operator": "Exists"}],
+                "containers": [{"name": "coredns", "image": "coredns/coredns:1.13.2", "ports": ports}],
+            },
+        }
+
+
+def place_cluster_dns(rest: Rest, pods: tuple[ClusterDNSPod, ...]) -> None:
+    """Create the kube-dns pods of ``pods`` (those missing) and wait until kwok reports each Ready at its address."""
+    for pod in pods:
+        rest.request("POST", _PODS, body=pod.manifest(), ok=(201, 409))
+
+    def running() -> bool:
+        live = {p["metadata"]["name"]: p for p in rest.items(_PODS, labelSelector="k8s-app=kube-dns")}
+        return all(
+            (p := live.get(pod.name)) is not None and is_ready(p) and p["status"].get("podIP") == pod.address
+            for pod in pods
+        )
+
+    wait_until("the kube-dns pods to run at their addresses", running, 60, 0.2)
+
+
 def node_images(directory: Path, node_cache: Path) -> list[ImageArchive]:
     """pause and the image of the ``node_cache`` binary under the manifests' name, built once into ``directory``."""
     return [pause_image(directory), node_cache_image(directory, name=defaults.IMAGE, node_cache=node_cache)]
@@ -117,11 +189,16 @@ def real_nodes(
     *,
     proxy_mode: ProxyMode = "iptables",
     max_restart_period: int | None = None,
+    zone: str | None = None,
+    cluster_dns: tuple[ClusterDNSPod, ...] = (),
 ) -> Iterator[tuple[RealNodeBed, ...]]:
     """A simulated cluster (kwok for its simulated nodes) with ``count`` real nodes, a bed each; torn down after.
 
     ``max_restart_period``: kubelet's longest crash-loop back-off, in seconds
-    (:class:`tests.harness.node.Kubelet`); default: kubelet's own.
+    (:class:`tests.harness.node.Kubelet`); default: kubelet's own. ``zone``: the real nodes'
+    ``topology.kubernetes.io/zone``; default: none. ``cluster_dns``: cluster CoreDNS as pods,
+    the first at :data:`~tests.e2e.netns.KUBE_DNS_ENDPOINT`, with the real EndpointSlice
+    controller writing the slices (default: one CoreDNS, its slices written by the bed).
 
     Each real node has its namespaces, cluster CoreDNS, containerd, kubelet and kube-proxy;
     they share the cluster's API server, controllers and scheduler, as the nodes of one
@@ -130,7 +207,11 @@ def real_nodes(
     if not 1 <= count <= MAX_REAL_NODES:
         raise ValueError(f"count: 1 to {MAX_REAL_NODES} real nodes, got {count}")
     with contextlib.ExitStack() as stack:
-        sim = stack.enter_context(SimulatedCluster(node_users=node_users(count)))
+        controllers = (*CONTROLLERS, "endpointslice-controller") if cluster_dns else CONTROLLERS
+        sim = stack.enter_context(SimulatedCluster(node_users=node_users(count), controllers=controllers))
+        if cluster_dns:
+            sim.add_nodes(pod.node for pod in cluster_dns)
+            place_cluster_dns(sim.control_plane.fixture_api(), cluster_dns)
         beds = tuple(
             stack.enter_context(
                 RealNodeBed(
@@ -140,6 +221,8 @@ def real_nodes(
                     name=node_name(i),
                     proxy_mode=proxy_mode,
                     max_restart_period=max_restart_period,
+                    zone=zone,
+                    cluster_dns=cluster_dns,
                 )
             )
             for i in range(count)
@@ -241,7 +324,8 @@ def _cri_text(log: str) -> str:
 class RealNodeBed(Stack):
     """The test bed with the real node ``name``, on ``sim`` (which must know its :func:`node_users`); a context manager.
 
-    ``proxy_mode`` picks kube-proxy's mode. :meth:`deploy` runs ``deploy`` on an app;
+    ``proxy_mode`` picks kube-proxy's mode; ``zone`` and ``cluster_dns`` as :func:`real_nodes` says.
+    :meth:`deploy` runs ``deploy`` on an app;
     :meth:`close` deletes the DaemonSet and waits for its pods to go (kubelet stops them as on
     any node), then stops the node and the bed.
     """
@@ -255,6 +339,8 @@ class RealNodeBed(Stack):
         name: str = NODE_NAME,
         proxy_mode: ProxyMode = "iptables",
         max_restart_period: int | None = None,
+        zone: str | None = None,
+        cluster_dns: tuple[ClusterDNSPod, ...] = (),
     ) -> None:
         """Plan the bed; :meth:`start` builds it."""
         super().__init__()
@@ -266,6 +352,8 @@ class RealNodeBed(Stack):
         self.images = images
         self.proxy_mode = proxy_mode
         self.max_restart_period = max_restart_period
+        self.zone = zone
+        self.cluster_dns = cluster_dns
         self.bed: Testbed
         self.node: RealNode
         self.proxy: KubeProxy
@@ -286,8 +374,9 @@ class RealNodeBed(Stack):
             kube_dns_upstream=_UNUSED_CLUSTER_IP,
             others=allocated.others,
         )
-        self.bed = self.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips))
-        for service in ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
+        endpoints = tuple(pod.address for pod in self.cluster_dns) or (KUBE_DNS_ENDPOINT,)
+        self.bed = self.enter_context(Testbed(workdir=self.workdir / "bed", ips=ips, cluster_dns_endpoints=endpoints))
+        for service in () if self.cluster_dns else ("kube-dns", defaults.UPSTREAM_SERVICE_NAME):
             self.rest.request("POST", _SLICES, body=endpoint_slice(service, KUBE_DNS_ENDPOINT), ok=(201, 409))
             self.at_close(self.rest.request, "DELETE", f"{_SLICES}/{service}-test-bed", ok=(200, 202, 404))
         port = int(control_plane.server.rsplit(":", 1)[1])
@@ -326,6 +415,11 @@ class RealNodeBed(Stack):
             )
         )
         self.at_close(self.delete_daemon_sets)
+        if self.zone is not None:
+            patch = {"metadata": {"labels": {defaults.ZONE_LABEL: self.zone}}}
+            self.rest.request(
+                "PATCH", f"/api/v1/nodes/{self.name}", body=patch, content_type="application/strategic-merge-patch+json"
+            )
         self.wait_for("kube-proxy to program kube-dns", lambda: self.proxy.programs(ips.kube_dns), 60)
 
     def reset(self) -> None:
@@ -335,6 +429,7 @@ class RealNodeBed(Stack):
         """
         self.sim.reset(nodes=False)
         pin_service(self.rest, _NAMESPACE, "kube-dns", self.ips.kube_dns)
+        place_cluster_dns(self.rest, self.cluster_dns)
         self.settle()
 
     def settle(self) -> None:

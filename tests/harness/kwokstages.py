@@ -1,9 +1,9 @@
 """The Stages kwok plays as every kubelet of the simulated cluster, and the pod fates a test sets.
 
 Pure data: :func:`kwok_stages` turns :class:`PodFate` s into kwok ``Stage`` objects — nodes get
-Ready (not those annotated NotReady), pods Ready or crash-looping or stuck pulling their image
-as a fate says, deleted pods go away (at once, after a delay, or never). kwok reads them from
-its config file when it starts (:class:`tests.harness.components.Kwok`).
+Ready (not those annotated NotReady) and keep the addresses they were created with, pods Ready
+or crash-looping or stuck pulling their image as a fate says, deleted pods go away (at once,
+after a delay, or never). kwok reads them from its config file when it starts (:class:`tests.harness.components.Kwok`).
 """
 
 from __future__ import annotations
@@ -142,10 +142,14 @@ _IMAGE_PULL: Final = """  restartCount: 0
       message: %(message)s"""
 
 _NODE_REST: Final = """addresses:
+{{ with .status.addresses }}
+{{ YAML . 1 }}
+{{ else }}
 {{ with NodeIP }}
 - {address: {{ . | Quote }}, type: InternalIP}
 {{ end }}
 - {address: {{ .metadata.name | Quote }}, type: Hostname}
+{{ end }}
 allocatable:
 {{ with .status.allocatable }}
 {{ YAML . 1 }}
