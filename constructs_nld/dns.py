@@ -200,27 +200,46 @@ class CacheSettings:
     """CoreDNS ``cache`` settings of the spec's four server blocks."""
 
     success_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[0]
-    """Positive answers kept for the cluster domain. Default: 9984."""
+    """Positive answers kept for the cluster domain. Default: 9984.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.success``; fixed in the other deployers.
+    """
 
     success_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_SUCCESS[1]
-    """Max seconds a positive cluster-domain answer is cached. Default: 30."""
+    """Max seconds a positive cluster-domain answer is cached. Default: 30.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.success``; fixed in the other deployers.
+    """
 
     denial_capacity: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[0]
-    """Negative answers kept for the cluster domain. Default: 9984."""
+    """Negative answers kept for the cluster domain. Default: 9984.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.denial``; fixed in the other deployers.
+    """
 
     denial_ttl: int = defaults.CLUSTER_DOMAIN_CACHE_DENIAL[1]
-    """Max seconds a negative cluster-domain answer is cached. Default: 5."""
+    """Max seconds a negative cluster-domain answer is cached. Default: 5.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.denial``; fixed in the other deployers.
+    """
 
     other_zones_ttl: int = defaults.OTHER_ZONES_CACHE_TTL
-    """Max seconds answers are cached in the reverse and catch-all blocks. Default: 30."""
+    """Max seconds answers are cached in the reverse and catch-all blocks. Default: 30.
+
+    Replaces: deliveryhero ``config.cacheTTL``.
+    """
 
     prefetch: Prefetch | None = None
-    """Refresh popular answers before they expire, in the four blocks. Default: - off (the spec's)."""
+    """Refresh popular answers before they expire, in the four blocks. Default: - off (the spec's).
+
+    Replaces: deliveryhero ``config.prefetch``; Deckhouse's fixed ``prefetch 10 1m 25%``.
+    """
 
     serve_stale: ServeStale | None = None
     """Keep answering from expired entries while an upstream is down, in the four blocks.
 
-    Default: - off (the spec's).
+    Default: - off (the spec's). Replaces: deliveryhero ``config.serveStale``; AKS ``serveStale``;
+    Deckhouse's fixed ``serve_stale 1h``.
     """
 
     servfail_ttl: int | None = None
@@ -229,11 +248,14 @@ class CacheSettings:
     A flapping upstream's SERVFAILs are otherwise served to every client for the cache plugin's
     5 s; ``0`` sends each query on, a longer one shields the upstream while it recovers.
     node-cache's own SERVFAIL (no upstream answered) is never cached. Default: - the cache
-    plugin's own, five seconds.
+    plugin's own, five seconds. Replaces: none offers this (Deckhouse fixes ``servfail 0``).
     """
 
     other_zones_denial_capacity: int | None = None
-    """Negative answers kept in each of the reverse and catch-all blocks. Default: - the cache plugin's own capacity."""
+    """Negative answers kept in each of the reverse and catch-all blocks. Default: - the cache plugin's own capacity.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.denial``, per zone.
+    """
 
     def __post_init__(self) -> None:
         """Capacities and TTLs are positive integers up to 2^31-1, the largest TTL DNS allows (RFC 2181)."""
@@ -274,25 +296,46 @@ class ZoneCache:
     """
 
     ttl: int = defaults.OTHER_ZONES_CACHE_TTL
-    """Max seconds an answer is cached, as in the spec's reverse and catch-all blocks. Default: 30."""
+    """Max seconds an answer is cached, as in the spec's reverse and catch-all blocks. Default: 30.
+
+    Replaces: kubespray ``nodelocaldns_external_zones[].cache``; AKS ``cacheDurationInSeconds``.
+    """
 
     success_capacity: int | None = None
-    """Positive answers kept. Default: - the cache plugin's own."""
+    """Positive answers kept. Default: - the cache plugin's own.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.success``.
+    """
 
     denial_capacity: int | None = None
-    """Negative answers kept. Default: - the cache plugin's own."""
+    """Negative answers kept. Default: - the cache plugin's own.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.denial``.
+    """
 
     denial_ttl: int | None = None
-    """Max seconds a negative answer is cached. Default: - ``ttl``."""
+    """Max seconds a negative answer is cached. Default: - ``ttl``.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.denial``.
+    """
 
     prefetch: Prefetch | None = None
-    """Refresh popular answers before they expire. Default: - off."""
+    """Refresh popular answers before they expire. Default: - off.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.prefetch``.
+    """
 
     serve_stale: ServeStale | None = None
-    """Answer from expired entries while the zone's upstream is down. Default: - off."""
+    """Answer from expired entries while the zone's upstream is down. Default: - off.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.cache.serve_stale``; AKS ``serveStale``.
+    """
 
     servfail_ttl: int | None = None
-    """Seconds the upstream's SERVFAIL is cached, 0 (never) to 300. Default: - the cache plugin's own, five seconds."""
+    """Seconds the upstream's SERVFAIL is cached, 0 (never) to 300. Default: - the cache plugin's own, five seconds.
+
+    Replaces: none offers this.
+    """
 
     def __post_init__(self) -> None:
         """Every number is a positive ``int32``, but ``servfail_ttl``: 0-300."""
@@ -325,25 +368,43 @@ class ForwardOptions:
     """
 
     protocol: ForwardProtocol = "plain"
-    """``force_tcp``, ``prefer_udp``, or ``plain`` (the client's protocol). Default: plain."""
+    """``force_tcp``, ``prefer_udp``, or ``plain`` (the client's protocol). Default: plain.
+
+    Replaces: deliveryhero ``config.commProtocol``; AKS ``protocol``; Gardener ``forceTCPToClusterDNS``.
+    """
 
     max_fails: int | None = None
-    """Failed health checks before an upstream is marked down (``0``: never). Default: - the plugin's own."""
+    """Failed health checks before an upstream is marked down (``0``: never). Default: - the plugin's own.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.forward.max_fails``; a deliveryhero
+    ``config.upstreamForwardConfig`` line.
+    """
 
     expire: str | None = None
-    """How long an idle connection to an upstream is kept. Default: - the plugin's own."""
+    """How long an idle connection to an upstream is kept. Default: - the plugin's own.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.forward.expire``; a deliveryhero
+    ``config.upstreamForwardConfig`` line.
+    """
 
     health_check: str | None = None
-    """How often a down upstream is checked. Default: - the plugin's own."""
+    """How often a down upstream is checked. Default: - the plugin's own.
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.forward.health_check``; a deliveryhero
+    ``config.upstreamForwardConfig`` line.
+    """
 
     policy: ForwardPolicy | None = None
-    """Which upstream a query goes to: random, round_robin or sequential. Default: - the plugin's own (random)."""
+    """Which upstream a query goes to: random, round_robin or sequential. Default: - the plugin's own (random).
+
+    Replaces: lablabs ``config.zones.<zone>.plugins.forward.policy``; AKS ``forwardPolicy``.
+    """
 
     max_concurrent: int | None = None
     """Queries in flight to the upstreams at most; beyond it, REFUSED at once instead of waiting.
 
     Bounds node-cache's memory while an upstream stalls (each waiting query holds memory).
-    Default: - no cap (the spec's).
+    Default: - no cap (the spec's). Replaces: AKS ``maxConcurrent``.
     """
 
     max_connect_attempts: int | None = None
@@ -352,15 +413,17 @@ class ForwardOptions:
     Without it a query that times out (2 s an attempt) or is refused is sent again, to the
     next upstream or the same one, until the plugin's 5 s deadline: a stalled upstream costs
     every client its whole timeout, and a refusing one sees a burst of retries per query
-    (kubernetes-sigs/node-local-dns#12). Default: - no bound (the plugin's own; none of the
-    other deployers sets it).
+    (kubernetes-sigs/node-local-dns#12). Default: - no bound (the plugin's own). Replaces: none
+    offers this as a setting (kubernetes-sigs/node-local-dns#12 asks for it, open); a
+    deliveryhero ``config.upstreamForwardConfig`` line can carry it.
     """
 
     failfast_all_unhealthy_upstreams: bool = False
     """Answer SERVFAIL at once while every upstream has failed its health checks, instead of trying one anyway.
 
     Needs the health checks (``max_fails`` not 0), which mark an upstream down. Default:
-    False (the plugin's own).
+    False (the plugin's own). Replaces: none offers this as a setting; a deliveryhero
+    ``config.upstreamForwardConfig`` line can carry it.
     """
 
     failover: tuple[str, ...] = ()
@@ -369,7 +432,8 @@ class ForwardOptions:
     Needs two upstreams or more to move to. Written in upper case, as CoreDNS names them;
     ``NOERROR`` is refused, as CoreDNS refuses it, and ``NXDOMAIN``: CoreDNS goes round the
     upstreams while each answers a code listed, so every name that does not exist would wait
-    out the 5 s deadline and get SERVFAIL. Default: - none (the plugin's own).
+    out the 5 s deadline and get SERVFAIL. Default: - none (the plugin's own). Replaces: none
+    offers this as a setting; a deliveryhero ``config.upstreamForwardConfig`` line can carry it.
     """
 
     def __post_init__(self) -> None:

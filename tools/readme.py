@@ -134,24 +134,44 @@ def replaces(doc: str) -> str:
     return match.group("body") if match else ""
 
 
+def _field_rows(cls: type, prefix: str = "") -> list[str]:
+    """A table row per field of the dataclass ``cls``: ``prefix`` and its name, default, what it is and replaces."""
+    docs = field_docs(cls)
+    rows = []
+    for field in dataclasses.fields(cls):
+        if not field.init:
+            continue
+        line = DefaultLine.of(docs[field.name])
+        assert line is not None, f"{cls.__name__}.{field.name}: no Default: line"
+        default = f"`{line.value.replace('``', '')}`" if line.value is not None else str(line.note)
+        note = f" ({line.note})" if line.value is not None and line.note else ""
+        what = _summary(docs[field.name]).replace("|", "/")
+        rows.append(_markdown(f"| `{prefix}{field.name}` | {default}{note} | {what} | {replaces(docs[field.name])} |"))
+    return rows
+
+
 def props_table() -> str:
     """The props of ``NodeLocalDNSProps``: name, default, and what it is, from the code."""
     from constructs_nld import NodeLocalDNSProps
 
-    docs = field_docs(NodeLocalDNSProps)
     rows = [
         "| prop | default | what it is | replaces (deliveryhero, kubespray, kops, …) |",
         "| --- | --- | --- | --- |",
+        *_field_rows(NodeLocalDNSProps),
     ]
-    for field in dataclasses.fields(NodeLocalDNSProps):
-        if not field.init:
-            continue
-        line = DefaultLine.of(docs[field.name])
-        assert line is not None, f"{field.name}: no Default: line"
-        default = f"`{line.value.replace('``', '')}`" if line.value is not None else str(line.note)
-        note = f" ({line.note})" if line.value is not None and line.note else ""
-        what = _summary(docs[field.name]).replace("|", "/")
-        rows.append(_markdown(f"| `{field.name}` | {default}{note} | {what} | {replaces(docs[field.name])} |"))
+    return "\n".join(rows) + "\n"
+
+
+def nested_props_table() -> str:
+    """The fields of ``ForwardOptions``, ``CacheSettings`` and ``ZoneCache``, in rows like the props table's."""
+    from constructs_nld.dns import CacheSettings, ForwardOptions, ZoneCache
+
+    rows = [
+        "| field | default | what it is | replaces (deliveryhero, lablabs, AKS, …) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for cls in (ForwardOptions, CacheSettings, ZoneCache):
+        rows += _field_rows(cls, f"{cls.__name__}.")
     return "\n".join(rows) + "\n"
 
 
@@ -404,6 +424,7 @@ GENERATORS: Final[Mapping[str, Callable[[], str]]] = {
     "uninstalled-checks": uninstalled_checks,
     "layout": layout,
     "deliveryhero": deliveryhero_table,
+    "nested-props": nested_props_table,
 }
 
 

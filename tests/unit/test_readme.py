@@ -15,6 +15,7 @@ import yaml
 
 from constructs_nld import NodeLocalDNSProps
 from constructs_nld.deploy import ExitCode
+from constructs_nld.dns import CacheSettings, ForwardOptions, ZoneCache
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONFIGURATION = README.parent / "docs" / "configuration.md"
@@ -73,6 +74,20 @@ def test_props_table_names_every_prop() -> None:
         for prop in dataclasses.fields(NodeLocalDNSProps):
             if prop.init:
                 assert f"`{prop.name}`" in table, f"a props table lacks {prop.name}"
+
+
+def test_the_forward_and_cache_table_names_every_field_and_what_it_replaces() -> None:
+    table = CONFIGURATION.read_text().split("<!-- generated: nested-props -->", 1)[1].split("<!-- end generated -->")[0]
+    rows = {
+        match["field"]: match["replaces"]
+        for match in re.finditer(r"^\| `(?P<field>[A-Za-z]+\.[a-z_]+)` \|.*\| (?P<replaces>[^|]*) \|$", table, re.M)
+    }
+
+    for cls in (ForwardOptions, CacheSettings, ZoneCache):
+        for field in dataclasses.fields(cls):
+            name = f"{cls.__name__}.{field.name}"
+            assert name in rows, f"the forward and cache table lacks {name}"
+            assert rows[name].strip(), f"{name}: no deployer value it replaces, nor 'none offers this'"
 
 
 def test_exit_code_table_lists_every_exit_code() -> None:
