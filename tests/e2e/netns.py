@@ -316,7 +316,6 @@ class Testbed(Stack):
                 f"cluster_dns_endpoints: the first must be {KUBE_DNS_ENDPOINT}, got {cluster_dns_endpoints}"
             )
         self.cluster_dns_endpoints = cluster_dns_endpoints
-        self.cluster_corednses: dict[str, CoreDNS] = {}
         self.internet_dns: CoreDNS | None = None
 
     @property
@@ -426,8 +425,7 @@ class Testbed(Stack):
         self.internet_dns = self.start_coredns(self.cluster_dns, "".join(internet), "internet")
         for index, address in enumerate(self.cluster_dns_endpoints):
             name = "cluster-coredns" if index == 0 else f"cluster-coredns-{index}"
-            corefile = _cluster_corefile(address, reverse, data)
-            self.cluster_corednses[address] = self.start_coredns(self.cluster_dns, corefile, name)
+            self.start_coredns(self.cluster_dns, _cluster_corefile(address, reverse, data), name)
 
     # ----------------------------------------------------------------- processes ---
     def start_coredns(self, namespace: Namespace, corefile: str, name: str, *, wait: bool = True) -> CoreDNS:

@@ -167,7 +167,8 @@ def place_cluster_dns(rest: Rest, pods: tuple[ClusterDNSPod, ...]) -> None:
         rest.request("POST", _PODS, body=pod.manifest(), ok=(201, 409))
 
     def running() -> bool:
-        live = {p["metadata"]["name"]: p for p in rest.items(_PODS, labelSelector="k8s-app=kube-dns")}
+        selector = ",".join(f"{key}={value}" for key, value in defaults.KUBE_DNS_SELECTOR.items())
+        live = {p["metadata"]["name"]: p for p in rest.items(_PODS, labelSelector=selector)}
         return all(
             (p := live.get(pod.name)) is not None and is_ready(p) and p["status"].get("podIP") == pod.address
             for pod in pods
@@ -416,11 +417,17 @@ class RealNodeBed(Stack):
         )
         self.at_close(self.delete_daemon_sets)
         if self.zone is not None:
-            patch = {"metadata": {"labels": {defaults.ZONE_LABEL: self.zone}}}
-            self.rest.request(
-                "PATCH", f"/api/v1/nodes/{self.name}", body=patch, content_type="application/strategic-merge-patch+json"
-            )
+            self.label_zone(self.zone)
         self.wait_for("kube-proxy to program kube-dns", lambda: self.proxy.programs(ips.kube_dns), 60)
+
+    def label_zone(self, zone: str) -> None:
+        """Put the node in ``zone`` (its ``topology.kubernetes.io/zone``), as kube-proxy reads it for the zone hints."""
+        self.rest.request(
+            "PATCH",
+            f"/api/v1/nodes/{self.name}",
+            body={"metadata": {"labels": {defaults.ZONE_LABEL: zone}}},
+            content_type="application/strategic-merge-patch+json",
+        )
 
     def reset(self) -> None:
         """The cluster reset for the next test (the Nodes stay), once kubelet has stopped this node's pods.

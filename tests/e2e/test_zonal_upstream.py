@@ -41,6 +41,7 @@ ZONE_A = ClusterDNSPod(KUBE_DNS_ENDPOINT, "zone-a")
 """The cluster CoreDNS in the real node's zone."""
 ZONE_B = ClusterDNSPod("fd01::54", "zone-b")
 """The cluster CoreDNS in another zone."""
+ZONES = (ZONE_A, ZONE_B)
 MISSES = 400
 """Distinct cluster.local names asked, each a cache miss."""
 RATE = 200
@@ -59,7 +60,7 @@ def real(
     require_root()
     mode: ProxyMode = request.param
     workdir = tmp_path_factory.mktemp(f"zonal-{mode}")
-    with real_nodes(workdir, images, 1, proxy_mode=mode, zone=ZONE_A.zone, cluster_dns=(ZONE_A, ZONE_B)) as (bed,):
+    with real_nodes(workdir, images, 1, proxy_mode=mode, zone=ZONE_A.zone, cluster_dns=ZONES) as (bed,):
         yield bed
 
 
@@ -93,13 +94,32 @@ def proxied(node: RealNodeBed) -> set[str]:
         for line in node.proxy.ruleset().splitlines()
         if defaults.UPSTREAM_SERVICE_NAME in line and ("-j DNAT" in line or "goto endpoint-" in line)
     ]
-    named = {pod.address: (pod.address, pod.address.replace(":", ".")) for pod in (ZONE_A, ZONE_B)}
+    named = {pod.address: (pod.address, pod.address.replace(":", ".")) for pod in ZONES}
     return {address for address, forms in named.items() if any(f in line for f in forms for line in lines)}
 
 
 def misses(node: RealNodeBed, pod: ClusterDNSPod) -> float:
     """The TCP AAAA queries in cluster.local that the cluster CoreDNS of ``pod`` received."""
     return probes.cluster_requests(node.bed, pod.address, proto="tcp", type="AAAA", zone="cluster.local.")
+
+
+def ask_misses(node: RealNodeBed, tag: str) -> tuple[float, float]:
+    """Ask :data:`MISSES` distinct names from the pod, each answered; the misses zone-a's and zone-b's CoreDNS got."""
+    before = {pod.address: misses(node, pod) for pod in ZONES}
+    names = [f"miss-{i}.{tag}-{os.getpid()}.svc.cluster.local" for i in range(MISSES)]
+
+    lookups = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, names, rate=RATE, count=MISSES).result().lookups
+
+    assert {lookup.outcome for lookup in lookups} == {"NXDOMAIN"}
+    return misses(node, ZONE_A) - before[ZONE_A.address], misses(node, ZONE_B) - before[ZONE_B.address]
+
+
+def zonal_props(distribution: TrafficDistribution | None) -> NodeLocalDNSProps:
+    """The spec's props with ``distribution``, and a 1 ms ``expire``: a connection per miss."""
+    return NodeLocalDNSProps(
+        upstream_traffic_distribution=distribution,
+        cluster_forward=ForwardOptions(protocol="force_tcp", expire="1ms"),
+    )
 
 
 def new_connections(node: RealNodeBed) -> float:
@@ -117,10 +137,7 @@ def new_connections(node: RealNodeBed) -> float:
 def test_a_zone_a_nodes_misses_reach_only_zone_a_coredns_with_the_prop_and_both_zones_without(
     node: RealNodeBed, distribution: TrafficDistribution | None, measured: Callable[[str], None]
 ) -> None:
-    props = NodeLocalDNSProps(
-        upstream_traffic_distribution=distribution,
-        cluster_forward=ForwardOptions(protocol="force_tcp", expire="1ms"),
-    )
+    props = zonal_props(distribution)
     node.deploy(props, wait=True, stall_after=60)
     node.wait_intercepting()
 
@@ -135,69 +152,49 @@ def test_a_zone_a_nodes_misses_reach_only_zone_a_coredns_with_the_prop_and_both_
     if distribution is not None:
         (check,) = [r for r in node.verify(props) if r.name == "upstream-traffic-distribution"]
         assert (check.status, check.detail) == ("pass", f"{distribution}: all 2 ready endpoint(s) have a zone hint")
-    before = {pod.address: misses(node, pod) for pod in (ZONE_A, ZONE_B)}
     connections = new_connections(node)
-    names = [f"miss-{i}.zonal-{os.getpid()}-{distribution}.svc.cluster.local" for i in range(MISSES)]
 
-    lookups = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, names, rate=RATE, count=MISSES).result().lookups
+    a, b = ask_misses(node, f"zonal-{distribution}")
 
-    assert {lookup.outcome for lookup in lookups} == {"NXDOMAIN"}
-    got = {pod.address: misses(node, pod) - before[pod.address] for pod in (ZONE_A, ZONE_B)}
     connections = new_connections(node) - connections
-    a, b = got[ZONE_A.address], got[ZONE_B.address]
     measured(
         f"{node.proxy_mode}, trafficDistribution {distribution or 'unset'}: {MISSES} misses from a zone-a node "
         f"over {connections:.0f} TCP connections: zone-a CoreDNS {a:.0f} ({a / MISSES:.0%}), "
         f"zone-b {b:.0f} ({b / MISSES:.0%})"
     )
-    assert a + b == MISSES, got
+    assert a + b == MISSES, (a, b)
     assert connections >= MIN_CONNECTIONS, f"only {connections:.0f} new connections for {MISSES} misses"
     if distribution is None:
-        assert a > 0 and b > 0, got
+        assert a > 0 and b > 0, (a, b)
     else:
-        assert b == 0, got
+        assert b == 0, (a, b)
 
 
 @pytest.fixture
 def in_zone_c(node: RealNodeBed) -> Iterator[RealNodeBed]:
     """The real node moved to zone-c, where no CoreDNS runs; back in zone-a after the test."""
 
-    def label(zone: str) -> None:
-        patch = {"metadata": {"labels": {defaults.ZONE_LABEL: zone}}}
-        node.rest.request(
-            "PATCH", f"/api/v1/nodes/{node.name}", body=patch, content_type="application/strategic-merge-patch+json"
-        )
-
-    label("zone-c")
+    node.label_zone("zone-c")
     try:
         yield node
     finally:
-        label(ZONE_A.zone)
+        node.label_zone(ZONE_A.zone)
 
 
 def test_a_node_in_a_zone_without_coredns_falls_back_to_every_zone(
     in_zone_c: RealNodeBed, measured: Callable[[str], None]
 ) -> None:
     node = in_zone_c
-    props = NodeLocalDNSProps(
-        upstream_traffic_distribution="PreferSameZone",
-        cluster_forward=ForwardOptions(protocol="force_tcp", expire="1ms"),
-    )
-    node.deploy(props, wait=True, stall_after=60)
+    node.deploy(zonal_props("PreferSameZone"), wait=True, stall_after=60)
     node.wait_intercepting()
     wait_until("the zone hints of kube-dns-upstream", lambda: hinted(node) is True, 60, 0.2)
     node.wait_for("kube-proxy to fall back to both zones", lambda: proxied(node) == {ZONE_A.address, ZONE_B.address})
-    before = {pod.address: misses(node, pod) for pod in (ZONE_A, ZONE_B)}
-    names = [f"miss-{i}.fallback-{os.getpid()}.svc.cluster.local" for i in range(MISSES)]
 
-    lookups = ResolverLoad(node.bed.pod, node.bed.ips.kube_dns, names, rate=RATE, count=MISSES).result().lookups
+    a, b = ask_misses(node, "fallback")
 
-    assert {lookup.outcome for lookup in lookups} == {"NXDOMAIN"}
-    got = {pod.address: misses(node, pod) - before[pod.address] for pod in (ZONE_A, ZONE_B)}
-    a, b = got[ZONE_A.address], got[ZONE_B.address]
     measured(
         f"{node.proxy_mode}, PreferSameZone, the node in zone-c (no CoreDNS): {MISSES} misses: "
         f"zone-a CoreDNS {a:.0f} ({a / MISSES:.0%}), zone-b {b:.0f} ({b / MISSES:.0%})"
     )
-    assert a + b == MISSES, got
-    assert a > 0 and b > 0, got
+    assert a + b == MISSES, (a, b)
+    assert a > 0 and b > 0, (a, b)
